@@ -1,0 +1,13 @@
+# Warnings used by every superstep target.
+function(superstep_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
+endfunction()
+
+# superstep_add_test(name SOURCES...): one GoogleTest executable registered with CTest.
+function(superstep_add_test name)
+  add_executable(${name} ${ARGN})
+  target_link_libraries(${name} PRIVATE superstep::core GTest::gtest GTest::gtest_main)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  superstep_warnings(${name})
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
+endfunction()

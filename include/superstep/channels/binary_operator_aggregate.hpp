@@ -1,0 +1,37 @@
+// BinaryOperatorAggregate: a key with a reducer. Folds the step's writes into the value in task
+// order. A write of Overwrite{v} ({"__overwrite__": v}) replaces the value; two Overwrites in
+// one step are an error, and writes after an Overwrite in the same step are ignored (as in
+// LangGraph).
+#pragma once
+
+#include "superstep/channels/channel.hpp"
+#include "superstep/schema.hpp"
+#include "superstep/types.hpp"
+
+namespace superstep {
+
+class BinaryOperatorAggregate : public ValueChannel<json> {
+ public:
+  /// `initial` is the schema default, else the reducer's identity, else empty.
+  BinaryOperatorAggregate(std::string key, const Reducer& reducer, std::optional<json> initial);
+  BinaryOperatorAggregate(const BinaryOperatorAggregate& other);
+
+  std::string_view kind() const noexcept override { return "BinaryOperatorAggregate"; }
+  bool is_available() const noexcept override { return value_.has_value(); }
+  bool update(std::span<json> writes) override;
+  const json* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
+  std::unique_ptr<Channel> clone() const override { return std::make_unique<BinaryOperatorAggregate>(*this); }
+  std::optional<json> checkpoint() const override { return value_; }
+  void restore(const std::optional<json>& saved) override;
+  const std::string& reducer_name() const noexcept { return reducer_name_; }
+
+ private:
+  std::string reducer_name_;
+  std::unique_ptr<Reducer::Instance> op_;
+  std::optional<json> value_;
+};
+
+/// Whether `v` is the JSON form of Overwrite; sets *inner to its value when so.
+bool is_overwrite(const json& v, const json** inner = nullptr) noexcept;
+
+}  // namespace superstep

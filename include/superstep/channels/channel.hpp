@@ -1,0 +1,77 @@
+// Channel: one slot of graph state or control flow (DESIGN §3). Every state key is a channel,
+// and so is every trigger the compiler adds (branch:to:<node>, join:a+b:c, __start__).
+// A channel is owned by one run and used by one thread at a time; clone() copies it.
+//
+// The interface is split so typed state can reuse the engine: Channel has the operations the
+// loop needs whatever the value type (availability, consume, finish, versions live outside),
+// ValueChannel<W, R> adds the typed update/read. JSON state uses ValueChannel<json>.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "superstep/errors.hpp"
+#include "superstep/json.hpp"
+
+namespace superstep {
+
+class Channel {
+ public:
+  explicit Channel(std::string key) : key_(std::move(key)) {}
+  virtual ~Channel() = default;
+
+  /// The state key or internal channel name, used in error messages.
+  const std::string& key() const noexcept { return key_; }
+  /// The LangGraph class name of the channel ("LastValue", "Topic", ...).
+  virtual std::string_view kind() const noexcept = 0;
+  /// Whether the channel holds a readable value.
+  virtual bool is_available() const noexcept = 0;
+  /// Called once per step for channels a task was triggered by. Returns: whether it changed.
+  virtual bool consume() { return false; }
+  /// Called when the run would otherwise end. Returns: whether it changed.
+  virtual bool finish() { return false; }
+  /// False for channels that are never checkpointed (UntrackedValue).
+  virtual bool tracked() const noexcept { return true; }
+  /// An independent copy with the same value.
+  virtual std::unique_ptr<Channel> clone() const = 0;
+  /// The value to persist, or nullopt when there is nothing to store.
+  virtual std::optional<json> checkpoint() const = 0;
+  /// Restores what checkpoint() returned. Throws: CheckpointError on a value of the wrong shape.
+  virtual void restore(const std::optional<json>& saved) = 0;
+
+ private:
+  std::string key_;
+};
+
+/// A channel taking writes of type W and exposing a value of type R.
+template <class W, class R = W>
+class ValueChannel : public Channel {
+ public:
+  using Channel::Channel;
+  /// Applies one step's writes in task order, moving from them. An empty span is the
+  /// "new step, nothing written" notification. Returns: whether the channel changed.
+  /// Throws: InvalidUpdateError naming the key when the writes are not acceptable.
+  virtual bool update(std::span<W> writes) = 0;
+  /// The current value, or nullptr when not available.
+  virtual const R* peek() const noexcept = 0;
+  /// The current value. Throws: EmptyChannelError naming the key.
+  const R& get() const {
+    if (const R* v = peek()) return *v;
+    throw EmptyChannelError("channel '" + key() + "' is empty");
+  }
+};
+
+using JsonChannel = ValueChannel<json>;
+
+namespace internal {
+inline std::string preview(const json& v, std::size_t max = 120) {
+  std::string s = v.dump();
+  if (s.size() > max) s = s.substr(0, max) + "...";
+  return s;
+}
+}  // namespace internal
+
+}  // namespace superstep

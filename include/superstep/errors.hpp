@@ -1,0 +1,85 @@
+// The exception hierarchy. Every error superstep raises derives from superstep::Error and is
+// named after its LangGraph counterpart. Messages name the graph element at fault (graph, node,
+// key, edge). Exceptions are immutable values and safe to copy between threads.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace superstep {
+
+/// Root of every superstep exception.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The run executed more supersteps than `RunConfig::recursion_limit` allows.
+class GraphRecursionError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A node or the input wrote something the state cannot take: an unknown key, a second value
+/// for a LastValue key in one step, something that is not an update.
+class InvalidUpdateError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A run started on a thread with no state and no input.
+class EmptyInputError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A channel was read before it had a value (LangGraph's EmptyChannelError).
+class EmptyChannelError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A state key was read that has no value in this state.
+class KeyError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// `StateGraph::compile()` found problems; `problems()` lists each one, naming the node or edge.
+class GraphValidationError : public Error {
+ public:
+  explicit GraphValidationError(std::vector<std::string> problems);
+  const std::vector<std::string>& problems() const noexcept { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+/// What a node threw, wrapped with the node's name, its task id and the superstep it ran in.
+/// `cause()` rethrows-able pointer to the original exception.
+class NodeError : public Error {
+ public:
+  NodeError(std::string node, std::string task_id, int64_t step, std::exception_ptr cause,
+            const std::string& what_cause);
+  const std::string& node() const noexcept { return node_; }
+  const std::string& task_id() const noexcept { return task_id_; }
+  int64_t step() const noexcept { return step_; }
+  std::exception_ptr cause() const noexcept { return cause_; }
+
+ private:
+  std::string node_;
+  std::string task_id_;
+  int64_t step_;
+  std::exception_ptr cause_;
+};
+
+/// A stored checkpoint cannot be read or written.
+class CheckpointError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace superstep

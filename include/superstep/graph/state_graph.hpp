@@ -1,0 +1,99 @@
+// StateGraph: the mutable builder of a graph over a StateSchema. Add nodes and edges, then
+// compile() into an immutable CompiledStateGraph. A builder is not thread-safe; the compiled
+// graph is. Building never throws: compile() reports every problem at once.
+//
+//   sp::StateGraph g(schema);
+//   g.add_node("plan", plan_fn).add_node("act", act_fn);
+//   g.add_edge(sp::START, "plan");
+//   g.add_conditional_edges("plan", router, {{"go", "act"}, {"stop", sp::END}});
+//   g.add_edge("act", "plan");
+//   sp::CompiledStateGraph app = g.compile();
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "superstep/executor.hpp"
+#include "superstep/graph/compiled_state_graph.hpp"
+#include "superstep/graph/node.hpp"
+#include "superstep/schema.hpp"
+#include "superstep/types.hpp"
+
+namespace superstep {
+
+/// Per-node options of add_node.
+struct NodeOptions {
+  std::optional<RetryPolicy> retry;      ///< overrides CompileOptions::retry_policy
+  bool defer = false;                    ///< run only when nothing else would run
+  json metadata = json::object();        ///< shown in drawings and task metadata
+  std::vector<std::string> input_keys;   ///< keys the node sees; empty = all
+  std::vector<std::string> output_keys;  ///< keys the node may write; empty = all
+  std::vector<std::string> ends;         ///< where its Command.go_to may lead (drawing, checks)
+};
+
+/// Where a router's results lead: a map from the router's return values to nodes, or a list of
+/// the possible destinations. Empty = the router returns node names directly.
+class PathMap {
+ public:
+  PathMap() = default;
+  PathMap(std::initializer_list<std::pair<std::string, std::string>> mapping) : mapping_(mapping.begin(), mapping.end()) {}
+  PathMap(std::map<std::string, std::string> mapping) : mapping_(std::move(mapping)) {}
+  PathMap(std::vector<std::string> destinations) : destinations_(std::move(destinations)) {}
+
+  bool empty() const noexcept { return mapping_.empty() && destinations_.empty(); }
+  const std::map<std::string, std::string>& mapping() const noexcept { return mapping_; }
+  const std::vector<std::string>& destinations() const noexcept { return destinations_; }
+
+ private:
+  std::map<std::string, std::string> mapping_;
+  std::vector<std::string> destinations_;
+};
+
+/// Options of compile().
+struct CompileOptions {
+  std::shared_ptr<ThreadPool> executor;         ///< default: ThreadPool::shared()
+  std::optional<RetryPolicy> retry_policy;      ///< default for nodes without their own
+  std::vector<std::string> interrupt_before;    ///< (persistence work) checked for names now
+  std::vector<std::string> interrupt_after;
+  std::string name = "LangGraph";               ///< the graph's name in errors and drawings
+};
+
+class StateGraph {
+ public:
+  explicit StateGraph(StateSchema schema);
+  ~StateGraph();
+  StateGraph(StateGraph&&) noexcept;
+  StateGraph& operator=(StateGraph&&) noexcept;
+
+  /// Adds a node. Names must be unique, non-empty, not START/END and free of '|' and ':'.
+  StateGraph& add_node(std::string name, NodeFn fn, NodeOptions options = {});
+  /// `to` runs in the step after `from` (START for an entry, END for an exit).
+  StateGraph& add_edge(std::string from, std::string to);
+  /// Join: `to` runs once every node of `from` has run since `to` last ran.
+  StateGraph& add_edge(std::vector<std::string> from, std::string to);
+  /// After `from` runs, `router` is called on the fresh state (state plus from's own writes)
+  /// and its result chooses the next nodes (or Sends).
+  StateGraph& add_conditional_edges(std::string from, RouterFn router, PathMap path_map = {});
+  /// Adds nodes and chains them with edges in order.
+  StateGraph& add_sequence(std::vector<std::pair<std::string, NodeFn>> nodes);
+  /// Same as add_edge(START, node).
+  StateGraph& set_entry_point(std::string node);
+  /// Same as add_conditional_edges(START, router, path_map).
+  StateGraph& set_conditional_entry_point(RouterFn router, PathMap path_map = {});
+  /// Same as add_edge(node, END).
+  StateGraph& set_finish_point(std::string node);
+
+  /// Validates and freezes the graph. Throws: GraphValidationError listing every problem.
+  CompiledStateGraph compile(CompileOptions options = {}) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace superstep

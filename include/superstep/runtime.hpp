@@ -1,0 +1,47 @@
+// Runtime: what a running node can reach besides the state: the run's config, its step and
+// task identity, the custom stream writer, and the executor coroutine nodes resume on.
+// A Runtime is owned by the engine and valid until the node's call (or coroutine) finishes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "superstep/config.hpp"
+#include "superstep/json.hpp"
+
+namespace superstep {
+namespace internal {
+class TaskContext;
+}
+
+class Runtime {
+ public:
+  explicit Runtime(internal::TaskContext& ctx) : ctx_(&ctx) {}
+
+  /// Sends `chunk` to the "custom" stream mode at once (dropped when nobody streams "custom").
+  void stream_writer(json chunk) const;
+  /// The config of the run this node belongs to.
+  const RunConfig& config() const;
+  /// The superstep this task runs in.
+  int64_t step() const;
+  /// The node's name.
+  const std::string& node() const;
+  /// The task's deterministic id.
+  std::string task_id() const;
+  /// True once the run is being stopped (a sibling failed, or the stream was dropped).
+  bool cancelled() const;
+
+  /// Low level, for awaitables: runs `fn` on the run's executor.
+  void post(std::function<void()> fn) const;
+  /// Low level, for awaitables: runs `fn` on the run's executor after `delay`.
+  void post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const;
+
+  internal::TaskContext& context() const { return *ctx_; }
+
+ private:
+  internal::TaskContext* ctx_;
+};
+
+}  // namespace superstep

@@ -1,0 +1,80 @@
+// Stream modes and parts. A run streams parts while it executes; see CompiledStateGraph::stream.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "superstep/json.hpp"
+
+namespace superstep {
+
+enum class StreamMode { values, updates, custom, messages, debug, tasks, checkpoints };
+
+/// The LangGraph name of a mode ("values", "updates", ...).
+std::string_view to_string(StreamMode mode);
+/// Parses a LangGraph mode name; nullopt when unknown.
+std::optional<StreamMode> parse_stream_mode(std::string_view name);
+
+/// One streamed item: the mode that produced it, the subgraph namespace (empty for the root
+/// graph) and the payload in LangGraph's shape for that mode.
+struct StreamPart {
+  StreamMode mode;
+  std::vector<std::string> ns;
+  json data;
+};
+
+}  // namespace superstep
+
+#include <iterator>
+#include <memory>
+
+namespace superstep {
+namespace internal {
+class PregelRun;
+}
+
+/// A running graph, consumed as a single-pass range of StreamParts. Parts are yielded as soon
+/// as they exist (a slow node does not hold back parts already produced). Errors of the run are
+/// thrown from begin() or ++. Destroying a Stream before the end stops the run: tasks not yet
+/// started are skipped and running ones are waited for. Not thread-safe: consume from one thread.
+class Stream {
+ public:
+  class iterator {
+   public:
+    using value_type = StreamPart;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    explicit iterator(Stream* s) : s_(s) {}
+    const StreamPart& operator*() const { return *s_->current_; }
+    const StreamPart* operator->() const { return &*s_->current_; }
+    iterator& operator++() {
+      s_->advance();
+      return *this;
+    }
+    void operator++(int) { ++*this; }
+    bool operator==(std::default_sentinel_t) const { return !s_ || !s_->current_; }
+
+   private:
+    Stream* s_ = nullptr;
+  };
+
+  explicit Stream(std::unique_ptr<internal::PregelRun> run);
+  Stream(Stream&&) noexcept;
+  Stream& operator=(Stream&&) noexcept;
+  ~Stream();
+
+  iterator begin();
+  std::default_sentinel_t end() const noexcept { return {}; }
+  /// The final state; valid once the stream is exhausted.
+  json result() const;
+
+ private:
+  void advance();
+  std::unique_ptr<internal::PregelRun> run_;
+  std::optional<StreamPart> current_;
+  bool started_ = false;
+};
+
+}  // namespace superstep

@@ -1,0 +1,203 @@
+// Task<T>: the coroutine type of asynchronous nodes and helpers. A node written as
+//
+//   g.add_node("call", [](const sp::State& s, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+//     co_await sp::sleep_for(rt, 20ms);              // or a model call, an HTTP tool
+//     co_return json{{"answer", 42}};
+//   });
+//
+// holds no worker thread while it waits: the awaited operation resumes it on the run's
+// executor. A Task is lazy (starts when awaited or started by the engine), move-only, and owns
+// its coroutine frame. Tasks compose: `co_await other_task` inside a Task.
+#pragma once
+
+#include <chrono>
+#include <coroutine>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+#include "superstep/runtime.hpp"
+
+namespace superstep {
+
+namespace internal {
+struct PromiseBase {
+  std::coroutine_handle<> continuation;
+  void (*on_done)(void*) = nullptr;   // top-level completion hook (the engine's)
+  void* on_done_ctx = nullptr;
+  std::exception_ptr error;
+
+  struct FinalAwaiter {
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+      PromiseBase& p = h.promise();
+      if (p.continuation) return p.continuation;
+      // The hook may destroy this frame; nothing below touches it.
+      if (p.on_done) p.on_done(p.on_done_ctx);
+      return std::noop_coroutine();
+    }
+    void await_resume() const noexcept {}
+  };
+  std::suspend_always initial_suspend() const noexcept { return {}; }
+  FinalAwaiter final_suspend() const noexcept { return {}; }
+  void unhandled_exception() noexcept { error = std::current_exception(); }
+};
+}  // namespace internal
+
+template <class T = void>
+class [[nodiscard]] Task {
+ public:
+  struct promise_type : internal::PromiseBase {
+    std::optional<T> value;
+    Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
+    template <class U>
+    void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Task() = default;
+  explicit Task(Handle h) : h_(h) {}
+  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Task& operator=(Task&& o) noexcept {
+    if (this != &o) {
+      if (h_) h_.destroy();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
+  ~Task() {
+    if (h_) h_.destroy();
+  }
+
+  bool await_ready() const noexcept { return !h_ || h_.done(); }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> cont) noexcept {
+    h_.promise().continuation = cont;
+    return h_;
+  }
+  T await_resume() { return take(); }
+
+  /// Engine use: the frame's handle.
+  Handle handle() const noexcept { return h_; }
+  /// Engine use: the result once done; rethrows the coroutine's exception.
+  T take() {
+    auto& p = h_.promise();
+    if (p.error) std::rethrow_exception(p.error);
+    return std::move(*p.value);
+  }
+
+ private:
+  Handle h_;
+};
+
+template <>
+class [[nodiscard]] Task<void> {
+ public:
+  struct promise_type : internal::PromiseBase {
+    Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
+    void return_void() noexcept {}
+  };
+  using Handle = std::coroutine_handle<promise_type>;
+
+  Task() = default;
+  explicit Task(Handle h) : h_(h) {}
+  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Task& operator=(Task&& o) noexcept {
+    if (this != &o) {
+      if (h_) h_.destroy();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
+  ~Task() {
+    if (h_) h_.destroy();
+  }
+  bool await_ready() const noexcept { return !h_ || h_.done(); }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> cont) noexcept {
+    h_.promise().continuation = cont;
+    return h_;
+  }
+  void await_resume() {
+    if (h_.promise().error) std::rethrow_exception(h_.promise().error);
+  }
+  Handle handle() const noexcept { return h_; }
+
+ private:
+  Handle h_;
+};
+
+/// Suspends the coroutine for `delay` without holding a thread; it resumes on the run's executor.
+inline auto sleep_for(const Runtime& rt, std::chrono::nanoseconds delay) {
+  struct Awaiter {
+    const Runtime* rt;
+    std::chrono::nanoseconds delay;
+    bool await_ready() const noexcept { return delay.count() <= 0; }
+    void await_suspend(std::coroutine_handle<> h) const {
+      rt->post_after(delay, [h] { h.resume(); });
+    }
+    void await_resume() const noexcept {}
+  };
+  return Awaiter{&rt, delay};
+}
+
+/// Completes an `await_callback`: call complete(v) or fail(e) exactly once, from any thread.
+template <class T>
+class Completion {
+ public:
+  struct Shared {
+    std::mutex mutex;
+    std::optional<T> value;
+    std::exception_ptr error;
+    std::coroutine_handle<> waiter;
+    const Runtime* rt = nullptr;
+    bool settled = false;
+  };
+  explicit Completion(std::shared_ptr<Shared> s) : s_(std::move(s)) {}
+  void complete(T v) const { settle([&] { s_->value.emplace(std::move(v)); }); }
+  void fail(std::exception_ptr e) const { settle([&] { s_->error = std::move(e); }); }
+
+ private:
+  template <class F>
+  void settle(F&& set) const {
+    std::coroutine_handle<> h;
+    {
+      std::lock_guard lock(s_->mutex);
+      if (s_->settled) return;
+      set();
+      s_->settled = true;
+      h = s_->waiter;
+    }
+    if (h) s_->rt->post([h] { h.resume(); });
+  }
+  std::shared_ptr<Shared> s_;
+};
+
+/// Bridges callback-style I/O into a coroutine: `starter(Completion<T>)` begins the operation
+/// and some thread later calls complete(value) or fail(error); the coroutine then resumes on
+/// the run's executor with the value (or the error thrown). No thread waits meanwhile.
+template <class T, class Starter>
+auto await_callback(const Runtime& rt, Starter starter) {
+  struct Awaiter {
+    const Runtime* rt;
+    Starter starter;
+    std::shared_ptr<typename Completion<T>::Shared> s = std::make_shared<typename Completion<T>::Shared>();
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h) {
+      s->rt = rt;
+      starter(Completion<T>(s));
+      std::lock_guard lock(s->mutex);
+      if (s->settled) return false;  // completed synchronously: do not suspend
+      s->waiter = h;
+      return true;
+    }
+    T await_resume() {
+      if (s->error) std::rethrow_exception(s->error);
+      return std::move(*s->value);
+    }
+  };
+  return Awaiter{&rt, std::move(starter)};
+}
+
+}  // namespace superstep

@@ -1,0 +1,114 @@
+// Small value types shared by the graph builder, nodes and the runtime: START/END, Send,
+// Command, Overwrite, RetryPolicy. All are plain values, safe to copy and move across threads.
+#pragma once
+
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "superstep/json.hpp"
+
+namespace superstep {
+
+/// The virtual entry node: `add_edge(START, "first")`.
+inline const std::string START = "__start__";
+/// The virtual exit node: `add_edge("last", END)`, or a router returning END.
+inline const std::string END = "__end__";
+
+/// Runs `node` in the next superstep with `arg` as its whole input (map-reduce fan-out).
+/// Returned by routers (`std::vector<Send>`) or put in `Command::go_to`.
+struct Send {
+  std::string node;
+  json arg;
+  bool operator==(const Send&) const = default;
+};
+
+/// One destination of a route: a node name (or END) or a Send.
+using Destination = std::variant<std::string, Send>;
+
+/// What a router returns and what `Command::go_to` holds: zero or more destinations.
+/// Converts from a name, a Send, or lists of either.
+class Route {
+ public:
+  Route() = default;
+  Route(const char* node) { items_.emplace_back(std::string(node)); }
+  Route(std::string node) { items_.emplace_back(std::move(node)); }
+  Route(std::string_view node) { items_.emplace_back(std::string(node)); }
+  Route(Send send) { items_.emplace_back(std::move(send)); }
+  Route(std::vector<std::string> nodes) {
+    for (auto& n : nodes) items_.emplace_back(std::move(n));
+  }
+  Route(std::vector<Send> sends) {
+    for (auto& s : sends) items_.emplace_back(std::move(s));
+  }
+  Route(std::vector<Destination> items) : items_(std::move(items)) {}
+  Route(std::initializer_list<Destination> items) : items_(items) {}
+
+  const std::vector<Destination>& items() const noexcept { return items_; }
+  std::vector<Destination>& items() noexcept { return items_; }
+  bool empty() const noexcept { return items_.empty(); }
+
+ private:
+  std::vector<Destination> items_;
+};
+
+/// Replaces a reducer key's value instead of folding into it: `{"messages", Overwrite{...}}`.
+/// In JSON it is the object `{"__overwrite__": value}` (LangGraph's wire form).
+struct Overwrite {
+  json value;
+};
+inline constexpr const char* kOverwriteKey = "__overwrite__";
+inline void to_json(json& j, const Overwrite& o) { j = json{{kOverwriteKey, o.value}}; }
+
+/// A node's combined state update and control flow: `Command{.update = {...}, .go_to = "b"}`.
+struct Command {
+  json update;           ///< object of key -> value, or null
+  Route go_to;           ///< nodes (or Sends) to run next, in addition to static edges
+  json resume;           ///< resume value(s) for interrupts (persistence work)
+  std::string graph;     ///< "" = this graph; Command::PARENT = the enclosing graph
+  inline static const std::string PARENT = "__parent__";
+};
+
+/// What a node returns: a JSON object update, a Command, or nothing.
+class NodeResult {
+ public:
+  NodeResult() = default;
+  NodeResult(std::nullptr_t) {}
+  NodeResult(json update) : value_(std::move(update)) {}
+  NodeResult(Command command) : value_(std::move(command)) {}
+
+  bool is_none() const noexcept { return std::holds_alternative<std::monostate>(value_); }
+  bool is_command() const noexcept { return std::holds_alternative<Command>(value_); }
+  const json* update() const noexcept { return std::get_if<json>(&value_); }
+  json* update() noexcept { return std::get_if<json>(&value_); }
+  const Command* command() const noexcept { return std::get_if<Command>(&value_); }
+  Command* command() noexcept { return std::get_if<Command>(&value_); }
+
+ private:
+  std::variant<std::monostate, json, Command> value_;
+};
+
+/// How a failing node is retried (LangGraph's RetryPolicy). Intervals are in seconds.
+struct RetryPolicy {
+  double initial_interval = 0.5;
+  double backoff_factor = 2.0;
+  double max_interval = 128.0;
+  int max_attempts = 3;
+  bool jitter = true;
+  /// Which failures are retried. Default: everything except superstep::Error (engine errors
+  /// such as InvalidUpdateError) and std::logic_error (programming errors).
+  std::function<bool(std::exception_ptr)> retry_on;
+
+  /// Whether `error` should be retried under this policy.
+  bool should_retry(std::exception_ptr error) const;
+  /// The pause before attempt `attempt` + 1 (attempt counts from 1).
+  std::chrono::duration<double> interval_after(int attempt) const;
+};
+
+}  // namespace superstep

@@ -1,0 +1,53 @@
+#include "superstep/channels/binary_operator_aggregate.hpp"
+
+namespace superstep {
+
+bool is_overwrite(const json& v, const json** inner) noexcept {
+  if (!v.is_object() || v.size() != 1) return false;
+  auto it = v.find(kOverwriteKey);
+  if (it == v.end()) return false;
+  if (inner) *inner = &*it;
+  return true;
+}
+
+BinaryOperatorAggregate::BinaryOperatorAggregate(std::string key, const Reducer& reducer, std::optional<json> initial)
+    : ValueChannel<json>(std::move(key)), reducer_name_(reducer.name()), op_(reducer.instantiate()), value_(std::move(initial)) {}
+
+BinaryOperatorAggregate::BinaryOperatorAggregate(const BinaryOperatorAggregate& other)
+    : ValueChannel<json>(other.key()), reducer_name_(other.reducer_name_), op_(other.op_->clone()), value_(other.value_) {}
+
+bool BinaryOperatorAggregate::update(std::span<json> writes) {
+  if (writes.empty()) return false;
+  bool seen_overwrite = false;
+  for (json& w : writes) {
+    const json* inner = nullptr;
+    if (is_overwrite(w, &inner)) {
+      if (seen_overwrite)
+        throw InvalidUpdateError("at key '" + key() + "': can receive only one Overwrite value per step");
+      value_ = *inner;
+      op_->reset(*value_);
+      seen_overwrite = true;
+      continue;
+    }
+    if (seen_overwrite) continue;  // LangGraph: writes after an Overwrite in the same step are dropped
+    if (!value_) {
+      value_ = std::move(w);
+      continue;
+    }
+    try {
+      op_->reduce(*value_, std::move(w));
+    } catch (const InvalidUpdateError& e) {
+      throw InvalidUpdateError("at key '" + key() + "': " + e.what());
+    } catch (const std::exception& e) {
+      throw InvalidUpdateError("at key '" + key() + "': reducer '" + reducer_name_ + "' failed: " + e.what());
+    }
+  }
+  return true;
+}
+
+void BinaryOperatorAggregate::restore(const std::optional<json>& saved) {
+  value_ = saved;
+  if (value_) op_->reset(*value_);
+}
+
+}  // namespace superstep

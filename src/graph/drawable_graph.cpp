@@ -1,0 +1,67 @@
+#include "superstep/graph/drawable_graph.hpp"
+
+#include <sstream>
+
+#include "superstep/types.hpp"
+
+namespace superstep {
+namespace {
+std::string mermaid_id(const std::string& id) {
+  std::string out;
+  for (char c : id) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
+  return out;
+}
+}  // namespace
+
+std::string DrawableGraph::draw_mermaid() const {
+  std::ostringstream out;
+  out << "---\nconfig:\n  flowchart:\n    curve: linear\n---\ngraph TD;\n";
+  for (const Node& n : nodes) {
+    const std::string id = mermaid_id(n.id);
+    if (n.id == START) out << "\t" << id << "([<p>" << n.id << "</p>]):::first\n";
+    else if (n.id == END) out << "\t" << id << "([<p>" << n.id << "</p>]):::last\n";
+    else out << "\t" << id << "(" << n.id << ")\n";
+  }
+  for (const Edge& e : edges) {
+    out << "\t" << mermaid_id(e.source);
+    if (!e.conditional) out << " --> ";
+    else if (e.label.empty()) out << " -.-> ";
+    else out << " -. &nbsp;" << e.label << "&nbsp; .-> ";
+    out << mermaid_id(e.target) << ";\n";
+  }
+  out << "\tclassDef default fill:#f2f0ff,line-height:1.2\n"
+      << "\tclassDef first fill-opacity:0\n"
+      << "\tclassDef last fill:#bfb6fc\n";
+  return out.str();
+}
+
+std::string DrawableGraph::draw_dot() const {
+  std::ostringstream out;
+  auto q = [](const std::string& s) {
+    std::string r = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\') r += '\\';
+      r += c;
+    }
+    return r + "\"";
+  };
+  out << "digraph G {\n  rankdir=TB;\n  node [shape=box, style=rounded];\n";
+  for (const Node& n : nodes) {
+    out << "  " << q(n.id);
+    if (n.id == START || n.id == END) out << " [shape=oval]";
+    out << ";\n";
+  }
+  for (const Edge& e : edges) {
+    out << "  " << q(e.source) << " -> " << q(e.target);
+    if (e.conditional) {
+      out << " [style=dashed";
+      if (!e.label.empty()) out << ", label=" << q(e.label);
+      out << "]";
+    }
+    out << ";\n";
+  }
+  out << "}\n";
+  return out.str();
+}
+
+}  // namespace superstep

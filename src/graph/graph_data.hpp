@@ -1,0 +1,93 @@
+// GraphData: the immutable result of StateGraph::compile(), shared by every run of a
+// CompiledStateGraph. Channels and nodes are addressed by dense integer ids so the loop never
+// looks names up on the hot path.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "superstep/channels/channel.hpp"
+#include "superstep/executor.hpp"
+#include "superstep/graph/drawable_graph.hpp"
+#include "superstep/graph/node.hpp"
+#include "superstep/graph/state_graph.hpp"
+#include "superstep/schema.hpp"
+
+namespace superstep::internal {
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using NameIndex = std::unordered_map<std::string, int, StringHash, std::equal_to<>>;
+
+struct BranchData {
+  RouterFn router;
+  PathMap path_map;
+};
+
+enum class ChannelRole { state, start, branch, join };
+
+struct ChannelData {
+  std::string name;
+  ChannelRole role = ChannelRole::state;
+  bool is_trigger = false;       // some node is triggered by it
+  bool is_volatile = false;      // clears on a step that does not write it
+  bool after_finish = false;     // has finish() semantics
+};
+
+struct NodeData {
+  std::string name;
+  int id = 0;
+  int rank = 0;                          // position in name order (deterministic planning)
+  bool is_start = false;                 // the virtual __start__ node
+  NodeFn fn;
+  NodeOptions options;
+  std::optional<RetryPolicy> retry;      // resolved: node's own, else the graph default
+  std::vector<int> triggers;             // channel ids, sorted by channel name
+  std::vector<int> edge_writes;          // branch:to:<x> channels written after a run
+  std::vector<int> join_writes;          // join channels this node writes its name to
+  std::vector<BranchData> branches;      // conditional edges, in the order added
+  std::vector<char> input_mask;          // per state key; empty = sees all keys
+  std::vector<char> output_mask;         // per state key; empty = may write all keys
+};
+
+struct GraphData {
+  std::string name;
+  StateSchema schema;
+  int num_state_keys = 0;
+  int start_channel = -1;
+  std::vector<ChannelData> channels;                 // state keys first, in schema order
+  std::vector<std::unique_ptr<Channel>> prototypes;  // cloned into each run
+  NameIndex key_index;                               // state key -> channel id
+  std::vector<std::string> state_keys;               // for error messages
+  std::vector<NodeData> nodes;                       // node 0 is __start__
+  NameIndex node_index;
+  std::vector<int> branch_channel;                   // node id -> its branch:to channel
+  std::vector<std::vector<int>> trigger_to_nodes;    // channel id -> node ids in name order
+  std::vector<int> volatile_channels;
+  std::vector<int> after_finish_channels;
+  std::vector<std::string> interrupt_before;
+  std::vector<std::string> interrupt_after;
+  std::shared_ptr<ThreadPool> executor;
+  std::vector<std::string> warnings;
+  DrawableGraph drawable;
+
+  int find_key(std::string_view key) const {
+    auto it = key_index.find(key);
+    return it == key_index.end() ? -1 : it->second;
+  }
+  int find_node(std::string_view name) const {
+    auto it = node_index.find(name);
+    return it == node_index.end() ? -1 : it->second;
+  }
+  /// "a, b, c" (the state keys, for messages).
+  std::string key_list() const;
+  std::string node_list() const;
+};
+
+}  // namespace superstep::internal

@@ -1,0 +1,90 @@
+#include "internal/ids.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <random>
+
+namespace superstep::internal {
+namespace {
+
+std::mt19937_64& rng() {
+  thread_local std::mt19937_64 gen([] {
+    std::random_device rd;
+    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  }());
+  return gen;
+}
+
+std::string format_uuid(uint64_t hi, uint64_t lo) {
+  char buf[37];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
+                static_cast<unsigned>(lo >> 48), static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+  return buf;
+}
+
+}  // namespace
+
+std::string uuid4() {
+  uint64_t hi = rng()(), lo = rng()();
+  hi = (hi & ~0xf000ULL) | 0x4000ULL;
+  lo = (lo & ~(0xc000ULL << 48)) | (0x8000ULL << 48);
+  return format_uuid(hi, lo);
+}
+
+std::string uuid6() {
+  // 60-bit timestamp in 100 ns units since the Gregorian epoch, plus a process-wide sequence so
+  // ids made in the same tick still sort in creation order.
+  static std::atomic<uint64_t> last{0};
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  uint64_t ticks = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() / 100) +
+                   0x01B21DD213814000ULL;
+  uint64_t prev = last.load();
+  while (true) {
+    uint64_t next = ticks > prev ? ticks : prev + 1;
+    if (last.compare_exchange_weak(prev, next)) {
+      ticks = next;
+      break;
+    }
+  }
+  uint64_t hi = ((ticks >> 12) << 16) | 0x6000ULL | (ticks & 0xfff);
+  uint64_t lo = (rng()() & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
+  return format_uuid(hi, lo);
+}
+
+std::string hash_id(std::initializer_list<std::string_view> parts) {
+  uint64_t a = 0xcbf29ce484222325ULL, b = 0x84222325cbf29ce4ULL;
+  for (std::string_view part : parts) {
+    for (unsigned char c : part) {
+      a = (a ^ c) * 0x100000001b3ULL;
+      b = (b ^ c) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL;
+    }
+    a = (a ^ 0xff) * 0x100000001b3ULL;
+    b = (b ^ 0xfe) * 0x100000001b3ULL;
+  }
+  // Final avalanche so ids that differ in one character differ everywhere.
+  auto mix = [](uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+  };
+  return format_uuid(mix(a), mix(b ^ a));
+}
+
+std::string now_iso8601() {
+  auto now = std::chrono::system_clock::now();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+}  // namespace superstep::internal

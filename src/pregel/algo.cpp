@@ -1,0 +1,280 @@
+// Planning and the barrier (DESIGN §3 steps 3 and 6). No threads here: these run on the
+// consumer's thread between steps, when no task is running.
+#include <algorithm>
+
+#include "internal/ids.hpp"
+#include "pregel/run.hpp"
+
+namespace superstep::internal {
+namespace {
+
+/// A router's view: the step's channels plus, for keys other tasks also wrote, the value this
+/// task alone would have produced (LangGraph's fresh read).
+class FreshView final : public StateSource {
+ public:
+  FreshView(const GraphData& g, const std::vector<JsonChannel*>& channels,
+            const std::vector<std::pair<int, std::unique_ptr<Channel>>>& overlay)
+      : g_(g), channels_(channels), overlay_(overlay) {}
+  const json* find(std::string_view key) const override {
+    int id = g_.find_key(key);
+    return id < 0 ? nullptr : value(id);
+  }
+  void for_each(const std::function<void(const std::string&, const json&)>& fn) const override {
+    for (int id = 0; id < g_.num_state_keys; ++id)
+      if (const json* v = value(id)) fn(g_.state_keys[id], *v);
+  }
+
+ private:
+  const json* value(int id) const {
+    for (const auto& [oid, ch] : overlay_)
+      if (oid == id) return static_cast<const JsonChannel&>(*ch).peek();
+    return channels_[id]->peek();
+  }
+  const GraphData& g_;
+  const std::vector<JsonChannel*>& channels_;
+  const std::vector<std::pair<int, std::unique_ptr<Channel>>>& overlay_;
+};
+
+}  // namespace
+
+void PregelRun::plan_tasks() {
+  tasks_.clear();
+  checkpoint_id_ = uuid6();
+  auto make = [&](const NodeData& node) {
+    auto t = std::make_unique<PregelTask>();
+    t->run = this;
+    t->node = &node;
+    t->step = step_;
+    return t;
+  };
+  // PUSH tasks first: one per pending Send, in Send order.
+  for (std::size_t i = 0; i < pending_sends_.size(); ++i) {
+    Send& s = pending_sends_[i];
+    auto t = make(g_->nodes[g_->find_node(s.node)]);
+    t->push = true;
+    t->push_index = i;
+    t->send_arg = std::move(s.arg);
+    t->input.emplace(*t->send_arg);
+    t->runtime.emplace(*t);
+    tasks_.push_back(std::move(t));
+  }
+  pending_sends_.clear();
+
+  // PULL tasks: only nodes subscribed to a channel updated by the last step, in name order.
+  ++epoch_;
+  std::vector<int> candidates;
+  for (int c : updated_)
+    for (int n : g_->trigger_to_nodes[c])
+      if (node_mark_[n] != epoch_) {
+        node_mark_[n] = epoch_;
+        candidates.push_back(n);
+      }
+  std::sort(candidates.begin(), candidates.end(),
+            [&](int a, int b) { return g_->nodes[a].rank < g_->nodes[b].rank; });
+  for (int n : candidates) {
+    const NodeData& node = g_->nodes[n];
+    bool fire = false;
+    for (std::size_t j = 0; j < node.triggers.size() && !fire; ++j) {
+      int c = node.triggers[j];
+      fire = ch_[c]->is_available() && version_[c] > seen_[n][j];
+    }
+    if (!fire) continue;
+    auto t = make(node);
+    t->view.emplace(*this, &node);
+    t->input.emplace(*t->view);
+    t->runtime.emplace(*t);
+    tasks_.push_back(std::move(t));
+  }
+}
+
+void PregelRun::bump(int channel, uint64_t version, bool& any_trigger_updated) {
+  version_[channel] = version;
+  if (!ch_[channel]->is_available()) return;  // unavailable channels cannot trigger anything
+  if (chan_mark_[channel] != epoch_) {
+    chan_mark_[channel] = epoch_;
+    updated_.push_back(channel);
+    if (g_->channels[channel].is_trigger) any_trigger_updated = true;
+  }
+}
+
+void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool control, uint64_t version,
+                              bool& any_trigger) {
+  touched_.clear();
+  for (PregelTask* t : order) {
+    if (control) {
+      for (int c : t->control) {
+        if (buckets_[c].empty()) touched_.push_back(c);
+        if (g_->channels[c].role == ChannelRole::join) buckets_[c].emplace_back(t->node->name);
+        else buckets_[c].emplace_back(nullptr);
+      }
+    } else {
+      for (auto& [c, v] : t->writes) {
+        if (buckets_[c].empty()) touched_.push_back(c);
+        buckets_[c].push_back(control ? json() : std::move(v));
+      }
+    }
+  }
+  for (int c : touched_) {
+    std::vector<json>& vals = buckets_[c];
+    bool changed = false;
+    try {
+      changed = ch_[c]->update(std::span<json>(vals));
+    } catch (const InvalidUpdateError& e) {
+      vals.clear();
+      std::string writers;
+      for (PregelTask* t : order) {
+        bool wrote = false;
+        for (const auto& w : t->writes) wrote = wrote || w.first == c;
+        for (int cc : t->control) wrote = wrote || cc == c;
+        if (wrote) writers += (writers.empty() ? "'" : ", '") + t->node->name + "'";
+      }
+      for (int other : touched_) buckets_[other].clear();
+      throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
+                               " (written by " + writers + ")");
+    }
+    vals.clear();
+    if (changed) bump(c, version, any_trigger);
+  }
+}
+
+void PregelRun::run_routers(PregelTask& t, const StateSource& fresh) {
+  const NodeData& node = *t.node;
+  State state(fresh);
+  for (const BranchData& br : node.branches) {
+    Route route;
+    try {
+      route = br.router(state, *t.runtime);
+    } catch (...) {
+      std::string what;
+      try {
+        throw;
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+        what = "unknown exception";
+      }
+      throw NodeError(node.name, t.id(), step_, std::current_exception(), "router failed: " + what);
+    }
+    for (Destination& d : route.items()) {
+      if (Send* s = std::get_if<Send>(&d)) {
+        if (s->node == END) continue;
+        if (g_->find_node(s->node) <= 0)
+          throw InvalidUpdateError("graph '" + g_->name + "': router of node '" + node.name + "' sent to unknown node '" +
+                                   s->node + "' (nodes: " + g_->node_list() + ")");
+        t.sends.push_back(std::move(*s));
+        continue;
+      }
+      std::string& name = std::get<std::string>(d);
+      std::string target = name;
+      if (!br.path_map.mapping().empty()) {
+        auto it = br.path_map.mapping().find(name);
+        if (it == br.path_map.mapping().end()) {
+          std::string keys;
+          for (const auto& [k, v] : br.path_map.mapping()) keys += (keys.empty() ? "" : ", ") + k;
+          throw InvalidUpdateError("graph '" + g_->name + "': router of node '" + node.name + "' returned '" + name +
+                                   "', which is not in its path map (keys: " + keys + ")");
+        }
+        target = it->second;
+      }
+      if (target == END) continue;
+      int id = g_->find_node(target);
+      if (id <= 0)
+        throw InvalidUpdateError("graph '" + g_->name + "': router of node '" + node.name + "' returned unknown node '" +
+                                 target + "' (nodes: " + g_->node_list() + ")");
+      t.control.push_back(g_->branch_channel[id]);
+    }
+  }
+}
+
+void PregelRun::apply_writes() {
+  // Tasks in path order: PULL tasks by node name, then PUSH tasks by Send index (never in
+  // completion order).
+  std::vector<PregelTask*> order;
+  order.reserve(tasks_.size());
+  for (auto& t : tasks_)
+    if (!t->push) order.push_back(t.get());
+  for (auto& t : tasks_)
+    if (t->push) order.push_back(t.get());
+
+  for (PregelTask* t : order) {
+    if (t->push) continue;
+    const NodeData& node = *t->node;
+    for (std::size_t j = 0; j < node.triggers.size(); ++j) seen_[node.id][j] = version_[node.triggers[j]];
+  }
+
+  // Routers see the state plus their own task's writes only. Where another task of this step
+  // wrote a key, copy that key's pre-step channel and apply this task's writes to the copy.
+  std::vector<std::vector<std::pair<int, std::unique_ptr<Channel>>>> overlays(order.size());
+  bool any_router = false;
+  for (PregelTask* t : order) any_router = any_router || !t->node->branches.empty();
+  if (any_router && order.size() > 1) {
+    std::vector<int> writers(g_->num_state_keys, 0);
+    for (PregelTask* t : order) {
+      ++epoch_;
+      for (const auto& w : t->writes)
+        if (chan_mark_[w.first] != epoch_) {
+          chan_mark_[w.first] = epoch_;
+          ++writers[w.first];
+        }
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      PregelTask* t = order[i];
+      if (t->node->branches.empty()) continue;
+      for (int k = 0; k < g_->num_state_keys; ++k) {
+        int own = 0;
+        std::vector<json> mine;
+        for (const auto& w : t->writes)
+          if (w.first == k) {
+            own = 1;
+            mine.push_back(w.second);
+          }
+        if (writers[k] - own <= 0) continue;
+        auto copy = ch_[k]->clone();
+        if (!mine.empty()) static_cast<JsonChannel&>(*copy).update(std::span<json>(mine));
+        overlays[i].emplace_back(k, std::move(copy));
+      }
+    }
+  }
+
+  const uint64_t version = ++max_version_;
+  ++epoch_;
+  updated_.clear();
+  bool any_trigger = false;
+
+  for (PregelTask* t : order) {
+    if (t->push) continue;
+    for (int c : t->node->triggers)
+      if (ch_[c]->consume()) version_[c] = version;
+  }
+
+  apply_grouped(order, /*control=*/false, version, any_trigger);
+
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order[i]->node->branches.empty()) continue;
+    FreshView fresh(*g_, ch_, overlays[i]);
+    run_routers(*order[i], fresh);
+  }
+
+  apply_grouped(order, /*control=*/true, version, any_trigger);
+
+  for (PregelTask* t : order)
+    for (Send& s : t->sends) pending_sends_.push_back(std::move(s));
+
+  // Volatile channels not written this step are cleared (a version bump, not a trigger).
+  std::vector<int> live;
+  for (int c : live_volatile_) {
+    if (chan_mark_[c] == epoch_) continue;
+    if (ch_[c]->update(std::span<json>())) version_[c] = version;
+  }
+  for (int c : updated_)
+    if (g_->channels[c].is_volatile && ch_[c]->is_available()) live.push_back(c);
+  live_volatile_ = std::move(live);
+
+  // Tentatively the last step: deferred nodes and their joins become available.
+  if (!any_trigger) {
+    for (int c : g_->after_finish_channels)
+      if (ch_[c]->finish()) bump(c, version, any_trigger);
+  }
+}
+
+}  // namespace superstep::internal

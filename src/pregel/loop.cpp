@@ -1,0 +1,277 @@
+// The superstep state machine (DESIGN §3, steps 1-7) and streaming.
+#include <algorithm>
+
+#include "internal/ids.hpp"
+#include "pregel/run.hpp"
+#include "pregel/timer.hpp"
+
+namespace superstep::internal {
+
+const std::string& TaskContext::id() const {
+  if (id_.empty()) {
+    const std::string& cp = run->checkpoint_id();
+    std::string step_s = std::to_string(step);
+    if (push) {
+      std::string idx = std::to_string(push_index);
+      id_ = hash_id({cp, run->config().checkpoint_ns, step_s, node->name, "__pregel_push", idx});
+    } else {
+      std::string triggers;
+      for (int t : node->triggers) triggers += run->graph().channels[t].name + ",";
+      id_ = hash_id({cp, run->config().checkpoint_ns, step_s, node->name, "__pregel_pull", triggers});
+    }
+  }
+  return id_;
+}
+
+const json* ChannelView::find(std::string_view key) const {
+  int id = run_->g_->find_key(key);
+  if (id < 0) return nullptr;
+  if (node_ && !node_->input_mask.empty() && !node_->input_mask[id]) return nullptr;
+  return run_->ch_[id]->peek();
+}
+
+void ChannelView::for_each(const std::function<void(const std::string&, const json&)>& fn) const {
+  const GraphData& g = *run_->g_;
+  for (int id = 0; id < g.num_state_keys; ++id) {
+    if (node_ && !node_->input_mask.empty() && !node_->input_mask[id]) continue;
+    if (const json* v = run_->ch_[id]->peek()) fn(g.state_keys[id], *v);
+  }
+}
+
+PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, RunConfig config,
+                     const std::vector<StreamMode>& modes)
+    : g_(std::move(graph)), config_(std::move(config)) {
+  for (StreamMode m : modes) modes_ |= 1u << static_cast<int>(m);
+  // Parts produced inside a task must reach the consumer while the task runs, so the consumer's
+  // thread must stay free to yield them.
+  inline_tasks_ = !(wants(StreamMode::custom) || wants(StreamMode::messages) || wants(StreamMode::debug) ||
+                    wants(StreamMode::tasks));
+  if (config_.recursion_limit < 1)
+    throw Error("graph '" + g_->name + "': recursion_limit must be at least 1, got " +
+                std::to_string(config_.recursion_limit));
+  if (!g_->interrupt_before.empty() || !g_->interrupt_after.empty())
+    throw Error("graph '" + g_->name + "': interrupt_before/interrupt_after need a checkpointer, and this build has none");
+  if (input.is_null())
+    throw EmptyInputError("graph '" + g_->name + "': received no input for '__start__' (input is null)");
+  if (!input.is_object())
+    throw InvalidUpdateError("graph '" + g_->name + "': input must be an object of state keys, got " + preview(input));
+
+  const std::size_t n = g_->channels.size();
+  owned_.reserve(n);
+  ch_.reserve(n);
+  for (const auto& proto : g_->prototypes) {
+    owned_.push_back(proto->clone());
+    ch_.push_back(static_cast<JsonChannel*>(owned_.back().get()));
+  }
+  version_.assign(n, 0);
+  chan_mark_.assign(n, 0);
+  buckets_.resize(n);
+  node_mark_.assign(g_->nodes.size(), 0);
+  seen_.resize(g_->nodes.size());
+  for (const auto& nd : g_->nodes) seen_[nd.id].assign(nd.triggers.size(), 0);
+  // Channels that start with a value (defaults) count as written by the input step.
+  for (std::size_t i = 0; i < n; ++i)
+    if (ch_[i]->is_available()) version_[i] = 1;
+
+  // The input step (-1): write the input to __start__; step 0 runs the __start__ task.
+  json in = input;
+  ch_[g_->start_channel]->update(std::span<json>(&in, 1));
+  max_version_ = 1;
+  version_[g_->start_channel] = max_version_;
+  updated_ = {g_->start_channel};
+  live_volatile_ = {g_->start_channel};
+  step_ = 0;
+  stop_ = step_ + config_.recursion_limit;
+}
+
+PregelRun::~PregelRun() {
+  if (phase_ == Phase::running && step_run_) {
+    step_run_->cancel = true;
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return step_done_; });
+  }
+}
+
+const std::string& PregelRun::checkpoint_id() const { return checkpoint_id_; }
+
+bool PregelRun::cancelled() const noexcept { return step_run_ && step_run_->cancel.load(); }
+
+void PregelRun::post(std::function<void()> fn) const { g_->executor->submit(std::move(fn)); }
+
+void PregelRun::post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const {
+  run_after(delay, [pool = g_->executor, fn = std::move(fn)]() mutable { pool->submit(std::move(fn)); });
+}
+
+void PregelRun::emit(StreamMode mode, json data) {
+  if (!wants(mode)) return;
+  {
+    std::lock_guard lock(mutex_);
+    shared_parts_.push_back(StreamPart{mode, {}, std::move(data)});
+  }
+  cv_.notify_all();
+}
+
+json PregelRun::state_json() const {
+  json out = json::object();
+  for (int id = 0; id < g_->num_state_keys; ++id)
+    if (const json* v = ch_[id]->peek()) out[g_->state_keys[id]] = *v;
+  return out;
+}
+
+std::optional<StreamPart> PregelRun::next() {
+  for (;;) {
+    if (!ready_.empty()) {
+      StreamPart p = std::move(ready_.front());
+      ready_.pop_front();
+      return p;
+    }
+    if (phase_ == Phase::done) return std::nullopt;
+    try {
+      advance();
+    } catch (...) {
+      phase_ = Phase::done;
+      throw;
+    }
+  }
+}
+
+void PregelRun::advance() {
+  switch (phase_) {
+    case Phase::plan:
+      // DESIGN §3.2: the recursion limit is checked before planning.
+      if (step_ > stop_)
+        throw GraphRecursionError("graph '" + g_->name + "': recursion limit of " +
+                                  std::to_string(config_.recursion_limit) +
+                                  " reached without hitting a stop condition; raise RunConfig::recursion_limit "
+                                  "if the graph is meant to run longer");
+      plan_tasks();
+      if (tasks_.empty()) {
+        phase_ = Phase::done;
+        return;
+      }
+      for (const auto& t : tasks_)
+        if (!t->node->is_start) emit_task_start(*t);
+      dispatch();
+      return;
+    case Phase::running:
+      wait_for_step();
+      return;
+    case Phase::barrier:
+      finish_step();
+      return;
+    case Phase::done:
+      return;
+  }
+}
+
+void PregelRun::dispatch() {
+  auto sr = std::make_shared<StepRun>();
+  sr->run = this;
+  sr->max_concurrency = config_.max_concurrency;
+  sr->tasks.reserve(tasks_.size());
+  for (auto& t : tasks_) {
+    sr->tasks.push_back(t.get());
+    t->step_run = sr;
+  }
+  sr->remaining = tasks_.size();
+  step_done_ = false;
+  step_run_ = sr;
+  phase_ = Phase::running;
+
+  const std::size_t n = tasks_.size();
+  const bool start_step = n == 1 && tasks_.front()->node->is_start;
+  std::size_t helpers = 0;
+  if (!start_step) {
+    std::size_t want = inline_tasks_ ? n - 1 : n;
+    helpers = std::min(want, g_->executor->size());
+    if (config_.max_concurrency > 0)
+      helpers = std::min<std::size_t>(helpers, inline_tasks_ ? config_.max_concurrency - 1 : config_.max_concurrency);
+  }
+  for (std::size_t i = 0; i < helpers; ++i) g_->executor->submit([sr] { sr->work(); });
+  if (inline_tasks_ || start_step) sr->work();
+}
+
+void PregelRun::wait_for_step() {
+  std::unique_lock lock(mutex_);
+  cv_.wait(lock, [&] { return step_done_ || !shared_parts_.empty(); });
+  while (!shared_parts_.empty()) {
+    ready_.push_back(std::move(shared_parts_.front()));
+    shared_parts_.pop_front();
+  }
+  if (step_done_) phase_ = Phase::barrier;
+}
+
+void PregelRun::finish_step() {
+  step_run_.reset();
+  // A failed task fails the step: nothing is applied. The first failure in plan order wins.
+  for (const auto& t : tasks_) {
+    if (!t->error) continue;
+    phase_ = Phase::done;
+    if (!t->error_from_node) std::rethrow_exception(t->error);
+    std::string what;
+    try {
+      std::rethrow_exception(t->error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+      what = "unknown exception";
+    }
+    throw NodeError(t->node->name, t->id(), step_, t->error, what);
+  }
+  apply_writes();
+  if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
+  tasks_.clear();
+  ++step_;
+  phase_ = Phase::plan;
+}
+
+std::vector<std::string> PregelRun::trigger_names(const PregelTask& t) const {
+  if (t.push) return {"__pregel_push"};
+  std::vector<std::string> out;
+  for (int c : t.node->triggers) out.push_back(g_->channels[c].name);
+  return out;
+}
+
+json PregelRun::task_input_json(const PregelTask& t) const {
+  if (t.send_arg) return *t.send_arg;
+  return t.input->to_json();
+}
+
+void PregelRun::emit_task_start(const PregelTask& t) {
+  if (!wants(StreamMode::tasks) && !wants(StreamMode::debug)) return;
+  json payload = {{"id", t.id()},
+                  {"name", t.node->name},
+                  {"input", task_input_json(t)},
+                  {"triggers", trigger_names(t)},
+                  {"interrupts", json::array()}};
+  if (wants(StreamMode::debug))
+    emit(StreamMode::debug, json{{"step", step_}, {"type", "task"}, {"timestamp", now_iso8601()}, {"payload", payload}});
+  if (wants(StreamMode::tasks)) emit(StreamMode::tasks, std::move(payload));
+}
+
+void PregelRun::emit_task_result(const PregelTask& t) {
+  if (!wants(StreamMode::tasks) && !wants(StreamMode::debug)) return;
+  json result = json::object();
+  for (const auto& [cid, v] : t.writes) result[g_->state_keys[cid]] = v;
+  json error = nullptr;
+  if (t.error) {
+    try {
+      std::rethrow_exception(t.error);
+    } catch (const std::exception& e) {
+      error = e.what();
+    } catch (...) {
+      error = "unknown exception";
+    }
+  }
+  json payload = {{"id", t.id()},
+                  {"name", t.node->name},
+                  {"error", error},
+                  {"result", t.error ? json::object() : result},
+                  {"interrupts", json::array()}};
+  if (wants(StreamMode::debug))
+    emit(StreamMode::debug,
+         json{{"step", step_}, {"type", "task_result"}, {"timestamp", now_iso8601()}, {"payload", payload}});
+  if (wants(StreamMode::tasks)) emit(StreamMode::tasks, std::move(payload));
+}
+
+}  // namespace superstep::internal

@@ -1,0 +1,194 @@
+// PregelRun: one execution of a compiled graph (one invoke or stream call). It owns the run's
+// channels, versions and tasks, and is driven by its consumer: each next() advances the
+// superstep state machine until a stream part is ready or the run ends.
+//
+// Split (as LangGraph's _algo/_loop/_runner):
+//   algo.cpp    planning (which tasks run) and apply_writes (the barrier): no threads
+//   loop.cpp    the state machine: plan -> dispatch -> wait -> barrier, streaming
+//   runner.cpp  executing tasks on the pool: sync and coroutine nodes, retries, completion
+//
+// Threads: the consumer's thread plans and applies writes; tasks run on pool workers (and on
+// the consumer's thread when nobody is waiting for parts). During a step the channels are
+// read-only; tasks write only to their own buffers. mutex_ guards the shared part queue and
+// step_done_.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "graph/graph_data.hpp"
+#include "superstep/config.hpp"
+#include "superstep/runtime.hpp"
+#include "superstep/state.hpp"
+#include "superstep/stream.hpp"
+#include "superstep/task.hpp"
+
+namespace superstep::internal {
+
+class PregelRun;
+struct StepRun;
+
+/// What Runtime reaches: the task's identity and its run.
+class TaskContext {
+ public:
+  PregelRun* run = nullptr;
+  const NodeData* node = nullptr;
+  int64_t step = 0;
+  bool push = false;
+  std::size_t push_index = 0;
+  /// The deterministic task id (computed on first use; callers are ordered by the step).
+  const std::string& id() const;
+
+ private:
+  mutable std::string id_;
+};
+
+/// Reads the run's channels (a node's input), honouring the node's input_keys.
+class ChannelView final : public StateSource {
+ public:
+  ChannelView(const PregelRun& run, const NodeData* node) : run_(&run), node_(node) {}
+  const json* find(std::string_view key) const override;
+  void for_each(const std::function<void(const std::string&, const json&)>& fn) const override;
+
+ private:
+  const PregelRun* run_;
+  const NodeData* node_;
+};
+
+struct PregelTask : TaskContext {
+  std::optional<json> send_arg;           // push tasks: the Send's argument is the input
+  std::optional<ChannelView> view;        // pull tasks: the step's channels
+  std::optional<State> input;
+  std::optional<Runtime> runtime;
+  int attempt = 1;
+
+  // Results, written by the task's thread, read by the barrier.
+  std::vector<std::pair<int, json>> writes;   // state channel id, value
+  std::vector<int> control;                   // branch / join channel ids
+  std::vector<Send> sends;
+  json stream_update;                         // what `updates` shows: the update or null
+  std::exception_ptr error;
+  bool error_from_node = false;               // wrap in NodeError (vs an engine error)
+  Task<NodeResult> coro;
+  std::shared_ptr<StepRun> step_run;
+
+  void clear_results() {
+    writes.clear();
+    control.clear();
+    sends.clear();
+    stream_update = nullptr;
+  }
+};
+
+/// A dispatched step, shared with the pool jobs working on it.
+struct StepRun {
+  PregelRun* run = nullptr;
+  std::vector<PregelTask*> tasks;
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> remaining{0};
+  std::atomic<int> inflight{0};
+  int max_concurrency = 0;
+  std::atomic<bool> cancel{false};
+  /// Claims and runs tasks until none is left (or the concurrency cap is reached).
+  void work();
+};
+
+class PregelRun {
+ public:
+  PregelRun(std::shared_ptr<const GraphData> graph, const json& input, RunConfig config,
+            const std::vector<StreamMode>& modes);
+  ~PregelRun();
+  PregelRun(const PregelRun&) = delete;
+  PregelRun& operator=(const PregelRun&) = delete;
+
+  /// The next stream part, or nullopt when the run has ended. Throws the run's error.
+  std::optional<StreamPart> next();
+  /// The current state (every key with a value).
+  json state_json() const;
+
+  // --- used by tasks, views and Runtime ---
+  const GraphData& graph() const noexcept { return *g_; }
+  const RunConfig& config() const noexcept { return config_; }
+  const JsonChannel* channel(int id) const noexcept { return ch_[id]; }
+  bool wants(StreamMode m) const noexcept { return (modes_ >> static_cast<int>(m)) & 1u; }
+  void emit(StreamMode mode, json data);
+  const std::string& checkpoint_id() const;
+  void post(std::function<void()> fn) const;
+  void post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const;
+  bool cancelled() const noexcept;
+
+  // runner.cpp
+  void start_task(PregelTask& t);
+  void on_async_done(PregelTask& t);
+
+ private:
+  enum class Phase { plan, running, barrier, done };
+
+  // loop.cpp
+  void advance();
+  void dispatch();
+  void wait_for_step();
+  void finish_step();
+  void emit_task_start(const PregelTask& t);
+  void emit_task_result(const PregelTask& t);
+  json task_input_json(const PregelTask& t) const;
+  std::vector<std::string> trigger_names(const PregelTask& t) const;
+
+  // algo.cpp
+  void plan_tasks();
+  void apply_writes();
+  void bump(int channel, uint64_t version, bool& any_trigger_updated);
+  void run_routers(PregelTask& t, const StateSource& fresh);
+  void apply_grouped(const std::vector<PregelTask*>& order, bool control, uint64_t version, bool& any_trigger);
+
+  // runner.cpp
+  void run_start_task(PregelTask& t);
+  void run_sync(PregelTask& t);
+  void start_async(PregelTask& t);
+  void process_result(PregelTask& t, NodeResult&& r);
+  bool should_retry(PregelTask& t) const;
+  void task_finished(PregelTask& t);
+
+  friend class ChannelView;
+  friend struct StepRun;
+
+  std::shared_ptr<const GraphData> g_;
+  RunConfig config_;
+  uint32_t modes_ = 0;
+  bool inline_tasks_ = true;   // the consumer's thread may run tasks (no in-task parts to yield)
+
+  std::vector<std::unique_ptr<Channel>> owned_;
+  std::vector<JsonChannel*> ch_;
+  std::vector<uint64_t> version_;
+  uint64_t max_version_ = 0;
+  std::vector<std::vector<uint64_t>> seen_;   // node id -> version seen, per trigger
+  std::vector<int> updated_;                  // channels updated by the last step
+  std::vector<int> live_volatile_;            // volatile channels holding a value
+  std::vector<Send> pending_sends_;
+  std::vector<uint32_t> chan_mark_;           // scratch: per channel, epoch of last mark
+  std::vector<uint32_t> node_mark_;
+  uint32_t epoch_ = 0;
+  std::vector<std::vector<json>> buckets_;    // scratch: writes grouped per channel
+  std::vector<int> touched_;
+
+  int64_t step_ = 0;
+  int64_t stop_ = 0;
+  json input_;
+  std::vector<std::unique_ptr<PregelTask>> tasks_;
+  std::shared_ptr<StepRun> step_run_;
+  mutable std::string checkpoint_id_;
+  Phase phase_ = Phase::plan;
+
+  std::deque<StreamPart> ready_;              // consumer's thread only
+  mutable std::mutex mutex_;                  // guards shared_parts_ and step_done_
+  std::condition_variable cv_;
+  std::deque<StreamPart> shared_parts_;
+  bool step_done_ = false;
+};
+
+}  // namespace superstep::internal

@@ -1,0 +1,222 @@
+// Executing tasks: plain and coroutine nodes, retries, results into write buffers, completion.
+#include <thread>
+
+#include "pregel/run.hpp"
+
+namespace superstep {
+
+// --- Runtime: thin forwarding to the task context ---
+void Runtime::stream_writer(json chunk) const { ctx_->run->emit(StreamMode::custom, std::move(chunk)); }
+const RunConfig& Runtime::config() const { return ctx_->run->config(); }
+int64_t Runtime::step() const { return ctx_->step; }
+const std::string& Runtime::node() const { return ctx_->node->name; }
+std::string Runtime::task_id() const { return ctx_->id(); }
+bool Runtime::cancelled() const { return ctx_->run->cancelled(); }
+void Runtime::post(std::function<void()> fn) const { ctx_->run->post(std::move(fn)); }
+void Runtime::post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const {
+  ctx_->run->post_after(delay, std::move(fn));
+}
+
+namespace internal {
+
+void StepRun::work() {
+  for (;;) {
+    if (max_concurrency > 0 && inflight.fetch_add(1) >= max_concurrency) {
+      inflight.fetch_sub(1);
+      return;
+    }
+    std::size_t i = next.fetch_add(1);
+    if (i >= tasks.size()) {
+      if (max_concurrency > 0) inflight.fetch_sub(1);
+      return;
+    }
+    PregelTask& t = *tasks[i];
+    if (cancel) {
+      // A sibling failed or the stream was dropped: do not start more work.
+      t.run->task_finished(t);
+      continue;
+    }
+    t.run->start_task(t);
+    // start_task returned: a plain node is finished (and accounted for); a coroutine node is
+    // suspended and accounts for itself when it completes.
+  }
+}
+
+void PregelRun::start_task(PregelTask& t) {
+  if (t.node->is_start) return run_start_task(t);
+  if (t.node->fn.is_async()) return start_async(t);
+  run_sync(t);
+}
+
+void PregelRun::run_start_task(PregelTask& t) {
+  // __start__ maps the input onto the state keys.
+  try {
+    json input = *ch_[g_->start_channel]->peek();
+    for (auto& [key, value] : input.items()) {
+      int id = g_->find_key(key);
+      if (id < 0)
+        throw InvalidUpdateError("graph '" + g_->name + "': input has unknown key '" + key +
+                                 "' (state keys: " + g_->key_list() + ")");
+      t.writes.emplace_back(id, std::move(value));
+    }
+    t.control = t.node->edge_writes;
+  } catch (...) {
+    t.error = std::current_exception();
+  }
+  task_finished(t);
+}
+
+bool PregelRun::should_retry(PregelTask& t) const {
+  const auto& policy = t.node->retry;
+  if (!policy || !t.error || !t.error_from_node) return false;
+  if (t.attempt >= policy->max_attempts || cancelled()) return false;
+  return policy->should_retry(t.error);
+}
+
+void PregelRun::run_sync(PregelTask& t) {
+  for (;;) {
+    bool in_node = true;
+    try {
+      NodeResult r = t.node->fn.sync()(*t.input, *t.runtime);
+      in_node = false;
+      process_result(t, std::move(r));
+      t.error = nullptr;
+      break;
+    } catch (...) {
+      t.error = std::current_exception();
+      t.error_from_node = in_node;
+      t.clear_results();
+      if (!should_retry(t)) break;
+      std::this_thread::sleep_for(t.node->retry->interval_after(t.attempt));
+      ++t.attempt;
+    }
+  }
+  task_finished(t);
+}
+
+namespace {
+void async_done(void* p) {
+  auto* t = static_cast<PregelTask*>(p);
+  t->run->on_async_done(*t);
+}
+}  // namespace
+
+void PregelRun::start_async(PregelTask& t) {
+  try {
+    t.coro = t.node->fn.async()(*t.input, *t.runtime);
+  } catch (...) {
+    // Threw before its first suspension point: same as a failed attempt.
+    t.error = std::current_exception();
+    t.error_from_node = true;
+    if (should_retry(t)) {
+      auto delay = std::chrono::duration_cast<std::chrono::nanoseconds>(t.node->retry->interval_after(t.attempt));
+      ++t.attempt;
+      post_after(delay, [&t] { t.run->start_async(t); });
+      return;
+    }
+    task_finished(t);
+    return;
+  }
+  auto h = t.coro.handle();
+  h.promise().on_done = &async_done;
+  h.promise().on_done_ctx = &t;
+  h.resume();
+}
+
+void PregelRun::on_async_done(PregelTask& t) {
+  bool in_node = true;
+  try {
+    NodeResult r = t.coro.take();
+    in_node = false;
+    process_result(t, std::move(r));
+    t.error = nullptr;
+  } catch (...) {
+    t.error = std::current_exception();
+    t.error_from_node = in_node;
+    t.clear_results();
+    if (should_retry(t)) {
+      auto delay = std::chrono::duration_cast<std::chrono::nanoseconds>(t.node->retry->interval_after(t.attempt));
+      ++t.attempt;
+      post_after(delay, [&t] { t.run->start_async(t); });
+      return;
+    }
+  }
+  std::shared_ptr<StepRun> sr = t.step_run;
+  task_finished(t);
+  // This thread freed a concurrency slot: keep the step going if tasks are waiting for one.
+  if (sr->max_concurrency > 0) sr->work();
+}
+
+void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
+  const NodeData& node = *t.node;
+  const bool keep_copy = wants(StreamMode::updates);
+  json* update = r.update();
+  Command* cmd = r.command();
+  if (cmd) {
+    if (cmd->graph == Command::PARENT)
+      throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name +
+                               "' returned Command with graph=PARENT, but this graph has no parent");
+    if (!cmd->resume.is_null())
+      throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name +
+                               "' returned Command with resume; resume is an input of invoke, not a node result");
+    update = &cmd->update;
+  }
+  if (update && !update->is_null()) {
+    if (!update->is_object())
+      throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' returned " + preview(*update) +
+                               ", expected an object of state keys, a Command, or nothing");
+    if (keep_copy) t.stream_update = *update;
+    t.writes.reserve(update->size());
+    for (auto& [key, value] : update->items()) {
+      int id = g_->find_key(key);
+      if (id < 0)
+        throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' wrote unknown key '" + key +
+                                 "' (state keys: " + g_->key_list() + ")");
+      if (!node.output_mask.empty() && !node.output_mask[id])
+        throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' wrote key '" + key +
+                                 "', which is not in its output_keys");
+      t.writes.emplace_back(id, std::move(value));
+    }
+  } else {
+    t.stream_update = nullptr;
+  }
+  if (cmd) {
+    for (Destination& d : cmd->go_to.items()) {
+      if (Send* s = std::get_if<Send>(&d)) {
+        if (g_->find_node(s->node) <= 0)
+          throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' sent to unknown node '" +
+                                   s->node + "' (nodes: " + g_->node_list() + ")");
+        t.sends.push_back(std::move(*s));
+        continue;
+      }
+      const std::string& target = std::get<std::string>(d);
+      if (target == END) continue;
+      int id = g_->find_node(target);
+      if (id <= 0)
+        throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' returned Command going to unknown node '" +
+                                 target + "' (nodes: " + g_->node_list() + ")");
+      t.control.push_back(g_->branch_channel[id]);
+    }
+  }
+  t.control.insert(t.control.end(), node.edge_writes.begin(), node.edge_writes.end());
+  t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());
+}
+
+void PregelRun::task_finished(PregelTask& t) {
+  std::shared_ptr<StepRun> sr = t.step_run;
+  if (t.error) sr->cancel = true;
+  if (!t.node->is_start) {
+    if (!t.error && wants(StreamMode::updates))
+      emit(StreamMode::updates, json{{t.node->name, std::move(t.stream_update)}});
+    emit_task_result(t);
+  }
+  if (sr->max_concurrency > 0) sr->inflight.fetch_sub(1);
+  if (sr->remaining.fetch_sub(1) == 1) {
+    std::lock_guard lock(mutex_);
+    step_done_ = true;
+    cv_.notify_all();
+  }
+}
+
+}  // namespace internal
+}  // namespace superstep
