@@ -43,13 +43,13 @@ StateGraph& StateGraph::add_node(std::string name, NodeFn fn, NodeOptions option
   return *this;
 }
 
-StateGraph& StateGraph::add_edge(std::string from, std::string to) {
+StateGraph& StateGraph::add_single_edge(std::string from, std::string to) {
   impl_->edges.emplace_back(std::move(from), std::move(to));
   return *this;
 }
 
 StateGraph& StateGraph::add_edge(std::vector<std::string> from, std::string to) {
-  if (from.size() == 1) return add_edge(std::move(from.front()), std::move(to));
+  if (from.size() == 1) return add_single_edge(std::move(from.front()), std::move(to));
   impl_->joins.emplace_back(std::move(from), std::move(to));
   return *this;
 }

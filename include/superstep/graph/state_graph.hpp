@@ -10,7 +10,9 @@
 //   sp::CompiledStateGraph app = g.compile();
 #pragma once
 
+#include <concepts>
 #include <initializer_list>
+#include <string_view>
 #include <map>
 #include <memory>
 #include <optional>
@@ -73,7 +75,12 @@ class StateGraph {
   /// Adds a node. Names must be unique, non-empty, not START/END and free of '|' and ':'.
   StateGraph& add_node(std::string name, NodeFn fn, NodeOptions options = {});
   /// `to` runs in the step after `from` (START for an entry, END for an exit).
-  StateGraph& add_edge(std::string from, std::string to);
+  /// (A template so that `add_edge({"a", "b"}, "c")` unambiguously means a join.)
+  template <class From>
+    requires std::convertible_to<From, std::string_view>
+  StateGraph& add_edge(From&& from, std::string to) {
+    return add_single_edge(std::string(std::string_view(from)), std::move(to));
+  }
   /// Join: `to` runs once every node of `from` has run since `to` last ran.
   StateGraph& add_edge(std::vector<std::string> from, std::string to);
   /// After `from` runs, `router` is called on the fresh state (state plus from's own writes)
@@ -92,6 +99,7 @@ class StateGraph {
   CompiledStateGraph compile(CompileOptions options = {}) const;
 
  private:
+  StateGraph& add_single_edge(std::string from, std::string to);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
