@@ -244,9 +244,11 @@ void PregelRun::emit_task_start(const PregelTask& t) {
                   {"input", task_input_json(t)},
                   {"triggers", trigger_names(t)},
                   {"interrupts", json::array()}};
+  // Same order as LangGraph.js: the tasks part, then the debug part wrapping it.
+  if (wants(StreamMode::tasks)) emit(StreamMode::tasks, payload);
   if (wants(StreamMode::debug))
-    emit(StreamMode::debug, json{{"step", step_}, {"type", "task"}, {"timestamp", now_iso8601()}, {"payload", payload}});
-  if (wants(StreamMode::tasks)) emit(StreamMode::tasks, std::move(payload));
+    emit(StreamMode::debug,
+         json{{"step", step_}, {"type", "task"}, {"timestamp", now_iso8601()}, {"payload", std::move(payload)}});
 }
 
 void PregelRun::emit_task_result(const PregelTask& t) {
@@ -268,10 +270,10 @@ void PregelRun::emit_task_result(const PregelTask& t) {
                   {"error", error},
                   {"result", t.error ? json::object() : result},
                   {"interrupts", json::array()}};
+  if (wants(StreamMode::tasks)) emit(StreamMode::tasks, payload);
   if (wants(StreamMode::debug))
     emit(StreamMode::debug,
-         json{{"step", step_}, {"type", "task_result"}, {"timestamp", now_iso8601()}, {"payload", payload}});
-  if (wants(StreamMode::tasks)) emit(StreamMode::tasks, std::move(payload));
+         json{{"step", step_}, {"type", "task_result"}, {"timestamp", now_iso8601()}, {"payload", std::move(payload)}});
 }
 
 }  // namespace superstep::internal
