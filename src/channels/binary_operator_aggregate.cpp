@@ -11,7 +11,7 @@ bool is_overwrite(const json& v, const json** inner) noexcept {
 }
 
 BinaryOperatorAggregate::BinaryOperatorAggregate(std::string key, const Reducer& reducer, std::optional<json> initial)
-    : ValueChannel<json>(std::move(key)), reducer_name_(reducer.name()), op_(reducer.instantiate()), value_(std::move(initial)) {}
+    : ValueChannel<json>(std::move(key)), reducer_name_(reducer.name()), op_(reducer.instantiate()), value_(initial ? std::move(initial) : reducer.identity()) {}
 
 BinaryOperatorAggregate::BinaryOperatorAggregate(const BinaryOperatorAggregate& other)
     : ValueChannel<json>(other.key()), reducer_name_(other.reducer_name_), op_(other.op_->clone()), value_(other.value_) {}

@@ -93,8 +93,7 @@ bool reserved_key_name(const std::string& key) {
 
 std::unique_ptr<Channel> make_state_channel(const FieldSpec& f) {
   if (f.reducer) {
-    std::optional<json> initial = f.default_value ? f.default_value : f.reducer->identity();
-    return std::make_unique<BinaryOperatorAggregate>(f.name, *f.reducer, std::move(initial));
+    return std::make_unique<BinaryOperatorAggregate>(f.name, *f.reducer, f.default_value);
   }
   switch (f.kind) {
     case ChannelKind::topic: return std::make_unique<Topic>(f.name, false);
