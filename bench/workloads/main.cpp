@@ -1,0 +1,98 @@
+// superstep-bench WORKLOAD [N] [REPS] [--saver memory|sqlite|postgres] [--typed]
+// Prints one JSON line per ../shared/bench/README.md. Exit 1 on a wrong result, 2 on bad usage.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "workloads/workloads.hpp"
+
+using superstep::json;
+
+namespace {
+
+int usage(const std::string& why) {
+  std::cerr << "superstep-bench: " << why << "\n"
+            << "usage: superstep-bench WORKLOAD [N] [REPS] [--saver memory|sqlite|postgres] [--typed]\n"
+            << "workloads: sequential (N=1000), fanout (1000), react_loop (200), wide_state (100), "
+               "parallel_branches (50)\n";
+  return 2;
+}
+
+double peak_rss_mb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024.0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> positional;
+  std::string saver = "memory";
+  bool typed = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--saver" && i + 1 < argc) saver = argv[++i];
+    else if (a.rfind("--saver=", 0) == 0) saver = a.substr(8);
+    else if (a == "--typed") typed = true;
+    else if (a == "-h" || a == "--help") return usage("help"), 0;
+    else positional.push_back(a);
+  }
+  if (positional.empty()) return usage("no workload given");
+  const std::string name = positional[0];
+  static const std::map<std::string, int> defaults = {
+      {"sequential", 1000}, {"fanout", 1000}, {"react_loop", 200}, {"wide_state", 100}, {"parallel_branches", 50},
+      {"checkpointed", 200}, {"conversation_storage", 1000}};
+  auto it = defaults.find(name);
+  if (it == defaults.end()) return usage("unknown workload '" + name + "'");
+  if (name == "checkpointed" || name == "conversation_storage")
+    return usage("workload '" + name + "' needs a checkpointer; persistence is not part of this build yet");
+  if (saver != "memory") return usage("--saver " + saver + " needs persistence, which is not part of this build yet");
+  if (typed) return usage("--typed needs typed state, which is not part of this build yet");
+
+  int n = positional.size() > 1 ? std::stoi(positional[1]) : it->second;
+  int reps = positional.size() > 2 ? std::stoi(positional[2]) : 10;
+  if (n < 1 || reps < 1) return usage("N and REPS must be positive");
+
+  bench::Workload w = name == "sequential"   ? bench::make_sequential(n)
+                      : name == "fanout"     ? bench::make_fanout(n)
+                      : name == "react_loop" ? bench::make_react_loop(n)
+                      : name == "wide_state" ? bench::make_wide_state(n)
+                                             : bench::make_parallel_branches(n);
+  std::vector<double> times;
+  try {
+    for (int r = 0; r < reps; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      json out = w.run();
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      w.check(out);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "superstep-bench " << name << ": " << e.what() << "\n";
+    return 1;
+  }
+  double cold = times.front();
+  std::vector<double> warm(times.begin() + (times.size() > 1 ? 1 : 0), times.end());
+  std::sort(warm.begin(), warm.end());
+  double median = warm.size() % 2 ? warm[warm.size() / 2] : (warm[warm.size() / 2 - 1] + warm[warm.size() / 2]) / 2;
+  json line = {{"name", name},
+               {"n", n},
+               {"ms", cold},
+               {"warm_ms_median", median},
+               {"warm_ms_min", warm.front()},
+               {"nodes_run", w.nodes_run},
+               {"supersteps", w.supersteps},
+               {"us_per_node_warm", median * 1000.0 / static_cast<double>(w.nodes_run)},
+               {"build_ms", w.build_ms},
+               {"compile_ms", w.compile_ms},
+               {"result_check", "ok"},
+               {"peak_rss_mb", peak_rss_mb()}};
+  std::cout << line.dump() << std::endl;
+  return 0;
+}

@@ -1,0 +1,30 @@
+// The reference workloads of ../shared/bench/README.md. Each builds its graph, runs it and
+// checks the result; main.cpp times them and prints the JSON line.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <superstep/superstep.hpp>
+
+namespace bench {
+
+struct Workload {
+  superstep::CompiledStateGraph app;
+  double build_ms = 0;
+  double compile_ms = 0;
+  /// One timed repetition; returns the final state of its (last) invoke.
+  std::function<superstep::json()> run;
+  /// Throws std::runtime_error describing the mismatch when the result is wrong.
+  std::function<void(const superstep::json&)> check;
+  long nodes_run = 0;   // per repetition
+  long supersteps = 0;  // per repetition
+};
+
+Workload make_sequential(int n);
+Workload make_fanout(int n);
+Workload make_react_loop(int n);
+Workload make_wide_state(int n);
+Workload make_parallel_branches(int k);
+
+}  // namespace bench

@@ -1,0 +1,92 @@
+#include "builtin_graphs.hpp"
+
+#include <chrono>
+
+namespace sp = superstep;
+using sp::json;
+using namespace std::chrono_literals;
+
+namespace cli {
+namespace {
+
+// hello: plan a trip -> research three topics in parallel (Send fan-out, coroutine nodes that
+// report progress on the custom stream) -> a join writes the summary.
+sp::CompiledStateGraph hello() {
+  sp::StateSchema s;
+  s.field("topic").field("notes", sp::reducers::append).field("summary").field("steps", sp::reducers::add, 0);
+  sp::StateGraph g(s);
+  g.add_node("plan", [](const sp::State& st, sp::Runtime& rt) {
+    rt.stream_writer({{"plan", "splitting '" + st.get<std::string>("topic") + "' into 3 questions"}});
+    return json{{"steps", 1}};
+  });
+  g.add_node("research", [](const sp::State& st, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    std::string q = st.get<std::string>("question");
+    rt.stream_writer({{"research", q}, {"status", "started"}});
+    co_await sp::sleep_for(rt, 50ms);  // stands in for a model or HTTP call: holds no thread
+    rt.stream_writer({{"research", q}, {"status", "done"}});
+    co_return json{{"notes", {"notes on " + q}}, {"steps", 1}};
+  });
+  g.add_node("write", [](const sp::State& st) {
+    std::string summary = st.get<std::string>("topic") + ": ";
+    for (const auto& n : st["notes"]) summary += n.get<std::string>() + "; ";
+    return json{{"summary", summary}, {"steps", 1}};
+  });
+  g.add_edge(sp::START, "plan");
+  g.add_conditional_edges("plan", [](const sp::State& st) {
+    std::vector<sp::Send> sends;
+    for (std::string aspect : {"weather", "food", "transport"})
+      sends.push_back({"research", {{"question", aspect + " in " + st.get<std::string>("topic")}}});
+    return sends;
+  });
+  g.add_edge("research", "write");
+  g.add_edge("write", sp::END);
+  return g.compile({.name = "hello"});
+}
+
+// loop: a counter that routes back to itself until it reaches `target`.
+sp::CompiledStateGraph loop() {
+  sp::StateSchema s;
+  s.field("count", sp::reducers::add, 0).field("target");
+  sp::StateGraph g(s);
+  g.add_node("increment", [](const sp::State&) { return json{{"count", 1}}; });
+  g.add_edge(sp::START, "increment");
+  g.add_conditional_edges(
+      "increment",
+      [](const sp::State& st) { return st.get<int>("count") >= st.get<int>("target") ? "done" : "again"; },
+      {{"again", "increment"}, {"done", sp::END}});
+  return g.compile({.name = "loop"});
+}
+
+// join: two branches of different length joined with add_edge({a, b}, c).
+sp::CompiledStateGraph join() {
+  sp::StateSchema s;
+  s.field("trace", sp::reducers::append);
+  sp::StateGraph g(s);
+  auto tracer = [](std::string name) { return [name](const sp::State&) { return json{{"trace", {name}}}; }; };
+  g.add_node("fetch_a", tracer("fetch_a")).add_node("fetch_b", tracer("fetch_b"));
+  g.add_node("clean_b", tracer("clean_b")).add_node("merge", tracer("merge"));
+  g.add_edge(sp::START, "fetch_a").add_edge(sp::START, "fetch_b").add_edge("fetch_b", "clean_b");
+  g.add_edge({"fetch_a", "clean_b"}, "merge");
+  g.add_edge("merge", sp::END);
+  return g.compile({.name = "join"});
+}
+
+}  // namespace
+
+const std::vector<BuiltinGraph>& builtin_graphs() {
+  static const std::vector<BuiltinGraph> graphs = {
+      {"hello", "plan -> 3 parallel research coroutines (Send) -> write; streams progress", json{{"topic", "Lisbon"}},
+       hello},
+      {"loop", "a counter looping through a conditional edge until count >= target", json{{"target", 3}}, loop},
+      {"join", "uneven branches joined with add_edge({a, b}, c)", json::object(), join},
+  };
+  return graphs;
+}
+
+const BuiltinGraph* find_builtin(const std::string& name) {
+  for (const auto& g : builtin_graphs())
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+}  // namespace cli

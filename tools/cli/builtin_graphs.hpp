@@ -1,0 +1,22 @@
+// The example graphs the `superstep` command can run and draw by name.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <superstep/superstep.hpp>
+
+namespace cli {
+
+struct BuiltinGraph {
+  std::string name;
+  std::string description;
+  superstep::json default_input;
+  std::function<superstep::CompiledStateGraph()> build;
+};
+
+const std::vector<BuiltinGraph>& builtin_graphs();
+const BuiltinGraph* find_builtin(const std::string& name);
+
+}  // namespace cli
