@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,19 @@ int main(int argc, char** argv) {
     std::cerr << "superstep-bench " << name << ": " << e.what() << "\n";
     return 1;
   }
+  // The same node bodies without the engine, timed the same way (median of the warm runs).
+  std::optional<double> direct_us;
+  if (w.direct) {
+    std::vector<double> d;
+    for (int r = 0; r < reps; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      w.direct();
+      d.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(d.begin() + (d.size() > 1 ? 1 : 0), d.end());
+    std::size_t mid = (d.size() > 1 ? 1 : 0) + (d.size() - (d.size() > 1 ? 1 : 0)) / 2;
+    direct_us = d[std::min(mid, d.size() - 1)] * 1000.0 / static_cast<double>(w.nodes_run);
+  }
   double cold = times.front();
   std::vector<double> warm(times.begin() + (times.size() > 1 ? 1 : 0), times.end());
   std::sort(warm.begin(), warm.end());
@@ -93,6 +107,11 @@ int main(int argc, char** argv) {
                {"compile_ms", w.compile_ms},
                {"result_check", "ok"},
                {"peak_rss_mb", peak_rss_mb()}};
+  if (direct_us) {
+    // What the engine adds per node run on top of the node bodies' own JSON work.
+    line["direct_us_per_node"] = *direct_us;
+    line["engine_overhead_us_per_node"] = line["us_per_node_warm"].get<double>() - *direct_us;
+  }
   std::cout << line.dump() << std::endl;
   return 0;
 }

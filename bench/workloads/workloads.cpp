@@ -26,11 +26,12 @@ Workload make_sequential(int n) {
   sp::StateSchema s;
   s.field("count").field("trace", sp::reducers::concat);
   sp::StateGraph g(s);
+  auto body = [](const std::string& name, const sp::State& st) {
+    return json{{"count", st["count"].get<int>() + 1}, {"trace", json::array({name})}};
+  };
   for (int i = 0; i < n; ++i) {
     std::string name = "n" + std::to_string(i);
-    g.add_node(name, [name](const sp::State& st) {
-      return json{{"count", st["count"].get<int>() + 1}, {"trace", json::array({name})}};
-    });
+    g.add_node(name, [name, body](const sp::State& st) { return body(name, st); });
     g.add_edge(i == 0 ? sp::START : "n" + std::to_string(i - 1), name);
   }
   g.add_edge("n" + std::to_string(n - 1), sp::END);
@@ -44,6 +45,16 @@ Workload make_sequential(int n) {
     expect(out["trace"].size() == static_cast<size_t>(n), "trace has N names");
     for (int i = 0; i < n; ++i) expect(out["trace"][i] == "n" + std::to_string(i), "trace in order");
   };
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back("n" + std::to_string(i));
+  w.direct = [body, names] {
+    json state = {{"count", 0}, {"trace", json::array()}};
+    for (const auto& name : names) {
+      json u = body(name, sp::State(state));
+      state["count"] = std::move(u["count"]);
+      for (auto& v : u["trace"]) state["trace"].push_back(std::move(v));
+    }
+  };
   w.nodes_run = n;
   w.supersteps = n + 1;
   return w;
@@ -54,7 +65,8 @@ Workload make_fanout(int n) {
   sp::StateSchema s;
   s.field("n").field("results", sp::reducers::concat);
   sp::StateGraph g(s);
-  g.add_node("worker", [](const sp::State& st) { return json{{"results", json::array({st["i"].get<int>() * 2})}}; });
+  auto worker = [](const sp::State& st) { return json{{"results", json::array({st["i"].get<int>() * 2})}}; };
+  g.add_node("worker", worker);
   g.add_conditional_edges(sp::START, [](const sp::State& st) {
     int count = st["n"].get<int>();
     std::vector<sp::Send> sends;
@@ -78,6 +90,16 @@ Workload make_fanout(int n) {
     }
     expect(sum == static_cast<long>(n) * (n - 1), "sum == N(N-1)");
   };
+  w.direct = [worker, n] {
+    json results = json::array();
+    std::vector<json> args;
+    args.reserve(n);
+    for (int i = 0; i < n; ++i) args.push_back(json{{"i", i}});
+    for (int i = 0; i < n; ++i) {
+      json u = worker(sp::State(args[i]));
+      for (auto& v : u["results"]) results.push_back(std::move(v));
+    }
+  };
   w.nodes_run = n;
   w.supersteps = 2;
   return w;
@@ -88,7 +110,7 @@ Workload make_react_loop(int n) {
   sp::StateSchema s;
   s.field("messages", sp::reducers::add_messages);
   sp::StateGraph g(s);
-  g.add_node("agent", [](const sp::State& st) {
+  auto agent = [](const sp::State& st) {
     std::size_t k = (st["messages"].size() - 1) / 2;
     std::string id = "call_" + std::to_string(k);
     return json{{"messages", json::array({json{{"type", "ai"},
@@ -96,13 +118,15 @@ Workload make_react_loop(int n) {
                                                {"tool_calls", json::array({json{{"id", id},
                                                                                 {"name", "echo"},
                                                                                 {"args", {{"i", k}}}}})}}})}};
-  });
-  g.add_node("tools", [](const sp::State& st) {
+  };
+  auto tools = [](const sp::State& st) {
     const json& call = st["messages"].back()["tool_calls"][0];
     return json{{"messages", json::array({json{{"type", "tool"},
                                                {"content", std::to_string(call["args"]["i"].get<int>())},
                                                {"tool_call_id", call["id"]}}})}};
-  });
+  };
+  g.add_node("agent", agent);
+  g.add_node("tools", tools);
   g.add_edge(sp::START, "agent");
   g.add_conditional_edges("agent", [](const sp::State& st) {
     const json& last = st["messages"].back();
@@ -129,6 +153,15 @@ Workload make_react_loop(int n) {
     expect(m.back()["tool_call_id"] == "call_" + std::to_string(n - 1), "last answers call_(N-1)");
     for (const auto& msg : m) expect(msg["id"].is_string(), "every message has an id");
   };
+  w.direct = [agent, tools, n] {
+    json state = {{"messages", json::array({json{{"type", "human"}, {"content", "go"}}})}};
+    for (int i = 0; i < n; ++i) {
+      json u = agent(sp::State(state));
+      for (auto& m : u["messages"]) state["messages"].push_back(std::move(m));
+      u = tools(sp::State(state));
+      for (auto& m : u["messages"]) state["messages"].push_back(std::move(m));
+    }
+  };
   w.nodes_run = 2L * n;
   w.supersteps = 2L * n + 1;
   return w;
@@ -140,15 +173,20 @@ Workload make_wide_state(int n) {
   for (int i = 0; i < 100; ++i) s.field("f" + std::to_string(i));
   for (int i = 0; i < 10; ++i) s.field("l" + std::to_string(i), sp::reducers::concat);
   sp::StateGraph g(s);
+  std::vector<std::function<json(const sp::State&)>> bodies;
   for (int k = 0; k < 10; ++k) {
     std::string name = "w" + std::to_string(k);
-    g.add_node(name, [k](const sp::State& st) {
+    std::vector<std::string> fkeys, lkeys;  // the keys node k writes, named once
+    for (int j = 0; j < 45; ++j) fkeys.push_back("f" + std::to_string((10 * k + j) % 100));
+    for (int j = 0; j < 5; ++j) lkeys.push_back("l" + std::to_string((k + j) % 10));
+    bodies.push_back([k, fkeys, lkeys](const sp::State& st) {
       json update = json::object();
       int v = k * 1000 + st["f0"].get<int>();
-      for (int j = 0; j < 45; ++j) update["f" + std::to_string((10 * k + j) % 100)] = v;
-      for (int j = 0; j < 5; ++j) update["l" + std::to_string((k + j) % 10)] = json::array({k});
+      for (const auto& key : fkeys) update[key] = v;
+      for (const auto& key : lkeys) update[key] = json::array({k});
       return update;
     });
+    g.add_node(name, bodies.back());
     g.add_edge(k == 0 ? sp::START : "w" + std::to_string(k - 1), name);
   }
   double build = ms_since(t0);
@@ -177,6 +215,23 @@ Workload make_wide_state(int n) {
       if (f[i]) expected["f" + std::to_string(i)] = *f[i];
     for (int i = 0; i < 10; ++i) expected["l" + std::to_string(i)] = l[i];
     expect(out == expected, "final state equals the simulation");
+  };
+  w.direct = [bodies, n] {
+    for (int i = 0; i < n; ++i) {
+      json state = {{"f0", i}};
+      for (int l = 0; l < 10; ++l) state["l" + std::to_string(l)] = json::array();
+      for (const auto& body : bodies) {
+        json u = body(sp::State(state));
+        for (auto& [key, v] : u.items()) {
+          json& slot = state[key];
+          if (key[0] == 'l') {
+            for (auto& x : v) slot.push_back(std::move(x));
+          } else {
+            slot = std::move(v);
+          }
+        }
+      }
+    }
   };
   w.nodes_run = 10L * n;
   w.supersteps = 11L * n;

@@ -17,6 +17,9 @@ struct Workload {
   std::function<superstep::json()> run;
   /// Throws std::runtime_error describing the mismatch when the result is wrong.
   std::function<void(const superstep::json&)> check;
+  /// The same node bodies run in a plain loop on one JSON state, updates applied by hand with
+  /// moves (no engine): what any implementation must spend. Empty when not meaningful.
+  std::function<void()> direct;
   long nodes_run = 0;   // per repetition
   long supersteps = 0;  // per repetition
 };

@@ -11,7 +11,7 @@ json CompiledStateGraph::invoke(const json& input, const RunConfig& config) cons
   internal::PregelRun run(data_, input, config, {});
   while (run.next()) {
   }
-  return run.state_json();
+  return run.take_state();
 }
 
 Stream CompiledStateGraph::stream(const json& input, const RunConfig& config, std::vector<StreamMode> modes) const {

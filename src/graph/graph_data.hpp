@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/graph/node.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "internal/key_index.hpp"
 #include "superstep/schema.hpp"
 
 namespace superstep::internal {
@@ -56,6 +58,22 @@ struct NodeData {
   std::vector<char> output_mask;         // per state key; empty = may write all keys
 };
 
+/// Spare channel sets of finished runs, reset to the prototypes, so a run does not allocate
+/// its channels anew. Thread-safe.
+class ChannelPool {
+ public:
+  using Set = std::vector<std::unique_ptr<Channel>>;
+  /// A set equal to the prototypes: a spare one, or fresh clones.
+  Set acquire(const std::vector<std::unique_ptr<Channel>>& prototypes);
+  /// Resets `set` to the prototypes (freeing its values) and keeps it for a later run.
+  void release(Set set, const std::vector<std::unique_ptr<Channel>>& prototypes);
+
+ private:
+  static constexpr std::size_t kMaxSpare = 8;
+  std::mutex mutex_;  // guards spare_
+  std::vector<Set> spare_;
+};
+
 struct GraphData {
   std::string name;
   StateSchema schema;
@@ -63,7 +81,9 @@ struct GraphData {
   int start_channel = -1;
   std::vector<ChannelData> channels;                 // state keys first, in schema order
   std::vector<std::unique_ptr<Channel>> prototypes;  // cloned into each run
-  NameIndex key_index;                               // state key -> channel id
+  std::unique_ptr<ChannelPool> channel_pool = std::make_unique<ChannelPool>();
+  KeyIndex key_index;                                // state key -> channel id
+  std::vector<int> keys_by_name;                     // state key ids in name order (JSON object order)
   std::vector<std::string> state_keys;               // for error messages
   std::vector<NodeData> nodes;                       // node 0 is __start__
   NameIndex node_index;
@@ -77,10 +97,7 @@ struct GraphData {
   std::vector<std::string> warnings;
   DrawableGraph drawable;
 
-  int find_key(std::string_view key) const {
-    auto it = key_index.find(key);
-    return it == key_index.end() ? -1 : it->second;
-  }
+  int find_key(std::string_view key) const noexcept { return key_index.find(key); }
   int find_node(std::string_view name) const {
     auto it = node_index.find(name);
     return it == node_index.end() ? -1 : it->second;

@@ -124,6 +124,27 @@ std::string join_channel_name(const std::vector<std::string>& from, const std::s
 
 }  // namespace
 
+internal::ChannelPool::Set internal::ChannelPool::acquire(const std::vector<std::unique_ptr<Channel>>& prototypes) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!spare_.empty()) {
+      Set set = std::move(spare_.back());
+      spare_.pop_back();
+      return set;
+    }
+  }
+  Set set;
+  set.reserve(prototypes.size());
+  for (const auto& p : prototypes) set.push_back(p->clone());
+  return set;
+}
+
+void internal::ChannelPool::release(Set set, const std::vector<std::unique_ptr<Channel>>& prototypes) {
+  for (std::size_t i = 0; i < set.size(); ++i) set[i]->reset_to(*prototypes[i]);
+  std::lock_guard lock(mutex_);
+  if (spare_.size() < kMaxSpare) spare_.push_back(std::move(set));
+}
+
 std::string internal::GraphData::key_list() const {
   std::string out;
   for (const auto& k : state_keys) out += (out.empty() ? "" : ", ") + k;
@@ -258,10 +279,13 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
 
   for (const FieldSpec& f : b.schema.fields()) {
     int id = add_channel(f.name, internal::ChannelRole::state, make_state_channel(f));
-    g->key_index.emplace(f.name, id);
+    g->key_index.insert(f.name, id);
     g->state_keys.push_back(f.name);
   }
   g->num_state_keys = static_cast<int>(g->state_keys.size());
+  for (int i = 0; i < g->num_state_keys; ++i) g->keys_by_name.push_back(i);
+  std::sort(g->keys_by_name.begin(), g->keys_by_name.end(),
+            [&](int a, int c) { return g->state_keys[a] < g->state_keys[c]; });
   g->start_channel = add_channel(START, internal::ChannelRole::start, std::make_unique<EphemeralValue>(START, true));
 
   // Nodes: 0 is __start__.

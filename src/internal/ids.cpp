@@ -17,12 +17,24 @@ std::mt19937_64& rng() {
   return gen;
 }
 
+// 8-4-4-4-12 lowercase hex, without printf (ids are made on the hot path).
 std::string format_uuid(uint64_t hi, uint64_t lo) {
-  char buf[37];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
-                static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
-                static_cast<unsigned>(lo >> 48), static_cast<unsigned long long>(lo & 0xffffffffffffULL));
-  return buf;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(36, '-');
+  int pos = 0;
+  auto put = [&](uint64_t v, int nibbles) {
+    for (int i = nibbles - 1; i >= 0; --i) out[pos++] = kHex[(v >> (4 * i)) & 0xf];
+  };
+  put(hi >> 32, 8);
+  ++pos;
+  put(hi >> 16, 4);
+  ++pos;
+  put(hi, 4);
+  ++pos;
+  put(lo >> 48, 4);
+  ++pos;
+  put(lo, 12);
+  return out;
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ class FreshView final : public StateSource {
 
 void PregelRun::plan_tasks() {
   tasks_.clear();
-  checkpoint_id_ = uuid6();
+  checkpoint_id_.clear();  // made on first use: most runs never need a task id
   auto make = [&](const NodeData& node) {
     auto t = std::make_unique<PregelTask>();
     t->run = this;
@@ -189,8 +189,8 @@ void PregelRun::run_routers(PregelTask& t, const StateSource& fresh) {
 void PregelRun::apply_writes() {
   // Tasks in path order: PULL tasks by node name, then PUSH tasks by Send index (never in
   // completion order).
-  std::vector<PregelTask*> order;
-  order.reserve(tasks_.size());
+  std::vector<PregelTask*>& order = order_;
+  order.clear();
   for (auto& t : tasks_)
     if (!t->push) order.push_back(t.get());
   for (auto& t : tasks_)
@@ -204,10 +204,11 @@ void PregelRun::apply_writes() {
 
   // Routers see the state plus their own task's writes only. Where another task of this step
   // wrote a key, copy that key's pre-step channel and apply this task's writes to the copy.
-  std::vector<std::vector<std::pair<int, std::unique_ptr<Channel>>>> overlays(order.size());
+  std::vector<std::vector<std::pair<int, std::unique_ptr<Channel>>>> overlays;
   bool any_router = false;
   for (PregelTask* t : order) any_router = any_router || !t->node->branches.empty();
   if (any_router && order.size() > 1) {
+    overlays.resize(order.size());
     std::vector<int> writers(g_->num_state_keys, 0);
     for (PregelTask* t : order) {
       ++epoch_;
@@ -249,9 +250,10 @@ void PregelRun::apply_writes() {
 
   apply_grouped(order, /*control=*/false, version, any_trigger);
 
+  static const std::vector<std::pair<int, std::unique_ptr<Channel>>> kNoOverlay;
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (order[i]->node->branches.empty()) continue;
-    FreshView fresh(*g_, ch_, overlays[i]);
+    FreshView fresh(*g_, ch_, overlays.empty() ? kNoOverlay : overlays[i]);
     run_routers(*order[i], fresh);
   }
 
@@ -261,14 +263,13 @@ void PregelRun::apply_writes() {
     for (Send& s : t->sends) pending_sends_.push_back(std::move(s));
 
   // Volatile channels not written this step are cleared (a version bump, not a trigger).
-  std::vector<int> live;
   for (int c : live_volatile_) {
     if (chan_mark_[c] == epoch_) continue;
     if (ch_[c]->update(std::span<json>())) version_[c] = version;
   }
+  live_volatile_.clear();
   for (int c : updated_)
-    if (g_->channels[c].is_volatile && ch_[c]->is_available()) live.push_back(c);
-  live_volatile_ = std::move(live);
+    if (g_->channels[c].is_volatile && ch_[c]->is_available()) live_volatile_.push_back(c);
 
   // Tentatively the last step: deferred nodes and their joins become available.
   if (!any_trigger) {

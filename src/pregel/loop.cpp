@@ -57,12 +57,9 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, 
     throw InvalidUpdateError("graph '" + g_->name + "': input must be an object of state keys, got " + preview(input));
 
   const std::size_t n = g_->channels.size();
-  owned_.reserve(n);
+  owned_ = g_->channel_pool->acquire(g_->prototypes);
   ch_.reserve(n);
-  for (const auto& proto : g_->prototypes) {
-    owned_.push_back(proto->clone());
-    ch_.push_back(static_cast<JsonChannel*>(owned_.back().get()));
-  }
+  for (const auto& c : owned_) ch_.push_back(static_cast<JsonChannel*>(c.get()));
   version_.assign(n, 0);
   chan_mark_.assign(n, 0);
   buckets_.resize(n);
@@ -90,9 +87,15 @@ PregelRun::~PregelRun() {
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return step_done_; });
   }
+  tasks_.clear();
+  if (!owned_.empty()) g_->channel_pool->release(std::move(owned_), g_->prototypes);
 }
 
-const std::string& PregelRun::checkpoint_id() const { return checkpoint_id_; }
+const std::string& PregelRun::checkpoint_id() const {
+  std::lock_guard lock(checkpoint_id_mutex_);
+  if (checkpoint_id_.empty()) checkpoint_id_ = uuid6();
+  return checkpoint_id_;
+}
 
 bool PregelRun::cancelled() const noexcept { return step_run_ && step_run_->cancel.load(); }
 
@@ -111,10 +114,20 @@ void PregelRun::emit(StreamMode mode, json data) {
   cv_.notify_all();
 }
 
+// Keys are inserted in name order with a hint: O(1) each into nlohmann's sorted object.
 json PregelRun::state_json() const {
   json out = json::object();
-  for (int id = 0; id < g_->num_state_keys; ++id)
-    if (const json* v = ch_[id]->peek()) out[g_->state_keys[id]] = *v;
+  auto& obj = out.get_ref<json::object_t&>();
+  for (int id : g_->keys_by_name)
+    if (const json* v = ch_[id]->peek()) obj.emplace_hint(obj.end(), g_->state_keys[id], *v);
+  return out;
+}
+
+json PregelRun::take_state() {
+  json out = json::object();
+  auto& obj = out.get_ref<json::object_t&>();
+  for (int id : g_->keys_by_name)
+    if (std::optional<json> v = ch_[id]->take()) obj.emplace_hint(obj.end(), g_->state_keys[id], std::move(*v));
   return out;
 }
 

@@ -110,6 +110,8 @@ class PregelRun {
   std::optional<StreamPart> next();
   /// The current state (every key with a value).
   json state_json() const;
+  /// The final state, moved out of the channels (the run is over).
+  json take_state();
 
   // --- used by tasks, views and Runtime ---
   const GraphData& graph() const noexcept { return *g_; }
@@ -181,7 +183,9 @@ class PregelRun {
   json input_;
   std::vector<std::unique_ptr<PregelTask>> tasks_;
   std::shared_ptr<StepRun> step_run_;
+  mutable std::mutex checkpoint_id_mutex_;    // guards checkpoint_id_ (made on first use per step)
   mutable std::string checkpoint_id_;
+  std::vector<PregelTask*> order_;            // scratch: the step's tasks in path order
   Phase phase_ = Phase::plan;
 
   std::deque<StreamPart> ready_;              // consumer's thread only

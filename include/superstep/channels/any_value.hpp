@@ -22,7 +22,9 @@ class BasicAnyValue : public ValueChannel<T> {
     return true;
   }
   const T* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
+  std::optional<T> take() override { return std::exchange(value_, std::nullopt); }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BasicAnyValue>(*this); }
+  void reset_to(const Channel& prototype) override { *this = static_cast<const BasicAnyValue&>(prototype); }
   std::optional<json> checkpoint() const override {
     if (!value_) return std::nullopt;
     return json(*value_);
@@ -52,7 +54,9 @@ class BasicUntrackedValue : public ValueChannel<T> {
     return true;
   }
   const T* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
+  std::optional<T> take() override { return std::exchange(value_, std::nullopt); }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BasicUntrackedValue>(*this); }
+  void reset_to(const Channel& prototype) override { *this = static_cast<const BasicUntrackedValue&>(prototype); }
   std::optional<json> checkpoint() const override { return std::nullopt; }
   void restore(const std::optional<json>&) override { value_.reset(); }
 

@@ -20,7 +20,15 @@ class BinaryOperatorAggregate : public ValueChannel<json> {
   bool is_available() const noexcept override { return value_.has_value(); }
   bool update(std::span<json> writes) override;
   const json* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
+  std::optional<json> take() override {
+    op_->reset(json());
+    return std::exchange(value_, std::nullopt);
+  }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BinaryOperatorAggregate>(*this); }
+  void reset_to(const Channel& prototype) override {
+    value_ = static_cast<const BinaryOperatorAggregate&>(prototype).value_;
+    op_->reset(value_ ? *value_ : json());
+  }
   std::optional<json> checkpoint() const override { return value_; }
   void restore(const std::optional<json>& saved) override;
   const std::string& reducer_name() const noexcept { return reducer_name_; }

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "superstep/errors.hpp"
 #include "superstep/json.hpp"
@@ -37,6 +38,9 @@ class Channel {
   virtual bool tracked() const noexcept { return true; }
   /// An independent copy with the same value.
   virtual std::unique_ptr<Channel> clone() const = 0;
+  /// Makes this channel equal to `prototype` without allocating a new channel (runs reuse
+  /// channel sets). Requires: `prototype` is of the same class, made by the same graph.
+  virtual void reset_to(const Channel& prototype) = 0;
   /// The value to persist, or nullopt when there is nothing to store.
   virtual std::optional<json> checkpoint() const = 0;
   /// Restores what checkpoint() returned. Throws: CheckpointError on a value of the wrong shape.
@@ -57,6 +61,11 @@ class ValueChannel : public Channel {
   virtual bool update(std::span<W> writes) = 0;
   /// The current value, or nullptr when not available.
   virtual const R* peek() const noexcept = 0;
+  /// Moves the value out (the run is over). Default: a copy of peek().
+  virtual std::optional<R> take() {
+    if (const R* v = peek()) return *v;
+    return std::nullopt;
+  }
   /// The current value. Throws: EmptyChannelError naming the key.
   const R& get() const {
     if (const R* v = peek()) return *v;

@@ -25,7 +25,9 @@ class BasicLastValue : public ValueChannel<T> {
     return true;
   }
   const T* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
+  std::optional<T> take() override { return std::exchange(value_, std::nullopt); }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BasicLastValue>(*this); }
+  void reset_to(const Channel& prototype) override { *this = static_cast<const BasicLastValue&>(prototype); }
   std::optional<json> checkpoint() const override {
     if (!value_) return std::nullopt;
     return json(*value_);
@@ -66,6 +68,7 @@ class BasicLastValueAfterFinish : public ValueChannel<T> {
   }
   const T* peek() const noexcept override { return is_available() ? &*value_ : nullptr; }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BasicLastValueAfterFinish>(*this); }
+  void reset_to(const Channel& prototype) override { *this = static_cast<const BasicLastValueAfterFinish&>(prototype); }
   std::optional<json> checkpoint() const override {
     if (!value_) return std::nullopt;
     return json{{"value", *value_}, {"finished", finished_}};

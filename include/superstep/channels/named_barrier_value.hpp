@@ -35,6 +35,7 @@ class NamedBarrierValue : public ValueChannel<json> {
   }
   const json* peek() const noexcept override { return complete() ? &kNull : nullptr; }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<NamedBarrierValue>(*this); }
+  void reset_to(const Channel& prototype) override { *this = static_cast<const NamedBarrierValue&>(prototype); }
   std::optional<json> checkpoint() const override {
     json seen = json::array();
     for (std::size_t i = 0; i < names_.size(); ++i)
@@ -91,6 +92,7 @@ class NamedBarrierValueAfterFinish : public NamedBarrierValue {
   }
   const json* peek() const noexcept override { return is_available() ? &kNull : nullptr; }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<NamedBarrierValueAfterFinish>(*this); }
+  void reset_to(const Channel& prototype) override { *this = static_cast<const NamedBarrierValueAfterFinish&>(prototype); }
   std::optional<json> checkpoint() const override {
     auto seen = NamedBarrierValue::checkpoint();
     if (!seen) return std::nullopt;

@@ -29,7 +29,12 @@ class Topic : public ValueChannel<json> {
     return changed;
   }
   const json* peek() const noexcept override { return values_.empty() ? nullptr : &values_; }
+  std::optional<json> take() override {
+    if (values_.empty()) return std::nullopt;
+    return std::exchange(values_, json::array());
+  }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<Topic>(*this); }
+  void reset_to(const Channel& prototype) override { *this = static_cast<const Topic&>(prototype); }
   std::optional<json> checkpoint() const override {
     if (values_.empty()) return std::nullopt;
     return values_;
