@@ -66,35 +66,36 @@ int main(int argc, char** argv) {
                       : name == "react_loop" ? bench::make_react_loop(n)
                       : name == "wide_state" ? bench::make_wide_state(n)
                                              : bench::make_parallel_branches(n);
-  std::vector<double> times;
+  // Each repetition times the engine, then the same node bodies without the engine (w.direct),
+  // interleaved so both see the same machine state.
+  std::vector<double> times, direct;
   try {
     for (int r = 0; r < reps; ++r) {
       auto t0 = std::chrono::steady_clock::now();
       json out = w.run();
       times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       w.check(out);
+      if (w.direct) {
+        t0 = std::chrono::steady_clock::now();
+        w.direct();
+        direct.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      }
     }
   } catch (const std::exception& e) {
     std::cerr << "superstep-bench " << name << ": " << e.what() << "\n";
     return 1;
   }
-  // The same node bodies without the engine, timed the same way (median of the warm runs).
+  auto warm_median = [](std::vector<double> v) {
+    if (v.size() > 1) v.erase(v.begin());
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  };
   std::optional<double> direct_us;
-  if (w.direct) {
-    std::vector<double> d;
-    for (int r = 0; r < reps; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      w.direct();
-      d.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(d.begin() + (d.size() > 1 ? 1 : 0), d.end());
-    std::size_t mid = (d.size() > 1 ? 1 : 0) + (d.size() - (d.size() > 1 ? 1 : 0)) / 2;
-    direct_us = d[std::min(mid, d.size() - 1)] * 1000.0 / static_cast<double>(w.nodes_run);
-  }
+  if (!direct.empty()) direct_us = warm_median(direct) * 1000.0 / static_cast<double>(w.nodes_run);
   double cold = times.front();
   std::vector<double> warm(times.begin() + (times.size() > 1 ? 1 : 0), times.end());
   std::sort(warm.begin(), warm.end());
-  double median = warm.size() % 2 ? warm[warm.size() / 2] : (warm[warm.size() / 2 - 1] + warm[warm.size() / 2]) / 2;
+  double median = warm_median(times);
   json line = {{"name", name},
                {"n", n},
                {"ms", cold},

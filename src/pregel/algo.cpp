@@ -99,6 +99,21 @@ void PregelRun::bump(int channel, uint64_t version, bool& any_trigger_updated) {
 
 void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool control, uint64_t version,
                               bool& any_trigger) {
+  if (!control && order.size() == 1) {
+    // One task: its state writes name distinct keys (they come from one JSON object), so each
+    // channel takes its single write in place, without grouping.
+    for (auto& [c, v] : order.front()->writes) {
+      bool changed = false;
+      try {
+        changed = ch_[c]->update(std::span<json>(&v, 1));
+      } catch (const InvalidUpdateError& e) {
+        throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
+                                 " (written by '" + order.front()->node->name + "')");
+      }
+      if (changed) bump(c, version, any_trigger);
+    }
+    return;
+  }
   touched_.clear();
   for (PregelTask* t : order) {
     if (control) {

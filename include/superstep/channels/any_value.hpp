@@ -24,7 +24,9 @@ class BasicAnyValue : public ValueChannel<T> {
   const T* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
   std::optional<T> take() override { return std::exchange(value_, std::nullopt); }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BasicAnyValue>(*this); }
-  void reset_to(const Channel& prototype) override { *this = static_cast<const BasicAnyValue&>(prototype); }
+  void reset_to(const Channel& prototype) override {
+    value_ = static_cast<const BasicAnyValue&>(prototype).value_;
+  }
   std::optional<json> checkpoint() const override {
     if (!value_) return std::nullopt;
     return json(*value_);
@@ -56,7 +58,9 @@ class BasicUntrackedValue : public ValueChannel<T> {
   const T* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
   std::optional<T> take() override { return std::exchange(value_, std::nullopt); }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BasicUntrackedValue>(*this); }
-  void reset_to(const Channel& prototype) override { *this = static_cast<const BasicUntrackedValue&>(prototype); }
+  void reset_to(const Channel& prototype) override {
+    value_ = static_cast<const BasicUntrackedValue&>(prototype).value_;
+  }
   std::optional<json> checkpoint() const override { return std::nullopt; }
   void restore(const std::optional<json>&) override { value_.reset(); }
 

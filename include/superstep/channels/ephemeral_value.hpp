@@ -29,7 +29,9 @@ class BasicEphemeralValue : public ValueChannel<T> {
   const T* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
   std::optional<T> take() override { return std::exchange(value_, std::nullopt); }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BasicEphemeralValue>(*this); }
-  void reset_to(const Channel& prototype) override { *this = static_cast<const BasicEphemeralValue&>(prototype); }
+  void reset_to(const Channel& prototype) override {
+    value_ = static_cast<const BasicEphemeralValue&>(prototype).value_;
+  }
   std::optional<json> checkpoint() const override {
     if (!value_) return std::nullopt;
     return json(*value_);

@@ -27,7 +27,9 @@ class BasicLastValue : public ValueChannel<T> {
   const T* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
   std::optional<T> take() override { return std::exchange(value_, std::nullopt); }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BasicLastValue>(*this); }
-  void reset_to(const Channel& prototype) override { *this = static_cast<const BasicLastValue&>(prototype); }
+  void reset_to(const Channel& prototype) override {
+    value_ = static_cast<const BasicLastValue&>(prototype).value_;
+  }
   std::optional<json> checkpoint() const override {
     if (!value_) return std::nullopt;
     return json(*value_);
@@ -68,7 +70,11 @@ class BasicLastValueAfterFinish : public ValueChannel<T> {
   }
   const T* peek() const noexcept override { return is_available() ? &*value_ : nullptr; }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BasicLastValueAfterFinish>(*this); }
-  void reset_to(const Channel& prototype) override { *this = static_cast<const BasicLastValueAfterFinish&>(prototype); }
+  void reset_to(const Channel& prototype) override {
+    const auto& p = static_cast<const BasicLastValueAfterFinish&>(prototype);
+    value_ = p.value_;
+    finished_ = p.finished_;
+  }
   std::optional<json> checkpoint() const override {
     if (!value_) return std::nullopt;
     return json{{"value", *value_}, {"finished", finished_}};

@@ -35,7 +35,9 @@ class NamedBarrierValue : public ValueChannel<json> {
   }
   const json* peek() const noexcept override { return complete() ? &kNull : nullptr; }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<NamedBarrierValue>(*this); }
-  void reset_to(const Channel& prototype) override { *this = static_cast<const NamedBarrierValue&>(prototype); }
+  void reset_to(const Channel& prototype) override {
+    seen_ = static_cast<const NamedBarrierValue&>(prototype).seen_;
+  }
   std::optional<json> checkpoint() const override {
     json seen = json::array();
     for (std::size_t i = 0; i < names_.size(); ++i)
@@ -92,7 +94,11 @@ class NamedBarrierValueAfterFinish : public NamedBarrierValue {
   }
   const json* peek() const noexcept override { return is_available() ? &kNull : nullptr; }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<NamedBarrierValueAfterFinish>(*this); }
-  void reset_to(const Channel& prototype) override { *this = static_cast<const NamedBarrierValueAfterFinish&>(prototype); }
+  void reset_to(const Channel& prototype) override {
+    const auto& p = static_cast<const NamedBarrierValueAfterFinish&>(prototype);
+    seen_ = p.seen_;
+    finished_ = p.finished_;
+  }
   std::optional<json> checkpoint() const override {
     auto seen = NamedBarrierValue::checkpoint();
     if (!seen) return std::nullopt;

@@ -34,7 +34,9 @@ class Topic : public ValueChannel<json> {
     return std::exchange(values_, json::array());
   }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<Topic>(*this); }
-  void reset_to(const Channel& prototype) override { *this = static_cast<const Topic&>(prototype); }
+  void reset_to(const Channel& prototype) override {
+    values_ = static_cast<const Topic&>(prototype).values_;
+  }
   std::optional<json> checkpoint() const override {
     if (values_.empty()) return std::nullopt;
     return values_;
