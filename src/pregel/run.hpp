@@ -89,9 +89,10 @@ struct PregelTask : TaskContext {
 struct StepRun {
   PregelRun* run = nullptr;
   std::vector<PregelTask*> tasks;
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> remaining{0};
-  std::atomic<int> inflight{0};
+  // Each counter on its own cache line: workers hammer them from different cores.
+  alignas(64) std::atomic<std::size_t> next{0};
+  alignas(64) std::atomic<std::size_t> remaining{0};
+  alignas(64) std::atomic<int> inflight{0};
   int max_concurrency = 0;
   std::atomic<bool> cancel{false};
   /// Claims and runs tasks until none is left (or the concurrency cap is reached).
