@@ -1,0 +1,16 @@
+#include <iostream>
+#include <superstep/superstep.hpp>
+
+namespace sp = superstep;
+using sp::json;
+
+int main() {
+  sp::StateSchema schema;
+  schema.field("count", sp::reducers::add, 0);
+  sp::StateGraph g(schema);
+  g.add_node("inc", [](const sp::State&) { return json{{"count", 1}}; });
+  g.add_edge(sp::START, "inc");
+  json out = g.compile().invoke(json::object());
+  std::cout << "consumer: " << out.dump() << "\n";
+  return out["count"] == 1 ? 0 : 1;
+}
