@@ -12,7 +12,7 @@ namespace {
 /// task alone would have produced (LangGraph's fresh read).
 class FreshView final : public StateSource {
  public:
-  FreshView(const GraphData& g, const std::vector<JsonChannel*>& channels,
+  FreshView(const GraphData& g, const std::vector<Channel*>& channels,
             const std::vector<std::pair<int, std::unique_ptr<Channel>>>& overlay)
       : g_(g), channels_(channels), overlay_(overlay) {}
   const json* find(std::string_view key) const override {
@@ -28,10 +28,10 @@ class FreshView final : public StateSource {
   const json* value(int id) const {
     for (const auto& [oid, ch] : overlay_)
       if (oid == id) return static_cast<const JsonChannel&>(*ch).peek();
-    return channels_[id]->peek();
+    return static_cast<const JsonChannel*>(channels_[id])->peek();
   }
   const GraphData& g_;
-  const std::vector<JsonChannel*>& channels_;
+  const std::vector<Channel*>& channels_;
   const std::vector<std::pair<int, std::unique_ptr<Channel>>>& overlay_;
 };
 
@@ -105,7 +105,7 @@ void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool contro
     for (auto& [c, v] : order.front()->writes) {
       bool changed = false;
       try {
-        changed = ch_[c]->update(std::span<json>(&v, 1));
+        changed = ch_[c]->update_values(std::span<Value>(&v, 1));
       } catch (const InvalidUpdateError& e) {
         throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
                                  " (written by '" + order.front()->node->name + "')");
@@ -119,21 +119,21 @@ void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool contro
     if (control) {
       for (int c : t->control) {
         if (buckets_[c].empty()) touched_.push_back(c);
-        if (g_->channels[c].role == ChannelRole::join) buckets_[c].emplace_back(t->node->name);
-        else buckets_[c].emplace_back(nullptr);
+        if (g_->channels[c].role == ChannelRole::join) buckets_[c].emplace_back(json(t->node->name));
+        else buckets_[c].emplace_back(json(nullptr));
       }
     } else {
       for (auto& [c, v] : t->writes) {
         if (buckets_[c].empty()) touched_.push_back(c);
-        buckets_[c].push_back(control ? json() : std::move(v));
+        buckets_[c].push_back(std::move(v));
       }
     }
   }
   for (int c : touched_) {
-    std::vector<json>& vals = buckets_[c];
+    std::vector<Value>& vals = buckets_[c];
     bool changed = false;
     try {
-      changed = ch_[c]->update(std::span<json>(vals));
+      changed = ch_[c]->update_values(std::span<Value>(vals));
     } catch (const InvalidUpdateError& e) {
       vals.clear();
       std::string writers;
@@ -238,15 +238,15 @@ void PregelRun::apply_writes() {
       if (t->node->branches.empty()) continue;
       for (int k = 0; k < g_->num_state_keys; ++k) {
         int own = 0;
-        std::vector<json> mine;
+        std::vector<Value> mine;
         for (const auto& w : t->writes)
           if (w.first == k) {
             own = 1;
-            mine.push_back(w.second);
+            mine.push_back(w.second.clone());
           }
         if (writers[k] - own <= 0) continue;
         auto copy = ch_[k]->clone();
-        if (!mine.empty()) static_cast<JsonChannel&>(*copy).update(std::span<json>(mine));
+        if (!mine.empty()) copy->update_values(std::span<Value>(mine));
         overlays[i].emplace_back(k, std::move(copy));
       }
     }
@@ -280,7 +280,7 @@ void PregelRun::apply_writes() {
   // Volatile channels not written this step are cleared (a version bump, not a trigger).
   for (int c : live_volatile_) {
     if (chan_mark_[c] == epoch_) continue;
-    if (ch_[c]->update(std::span<json>())) version_[c] = version;
+    if (ch_[c]->update_values(std::span<Value>())) version_[c] = version;
   }
   live_volatile_.clear();
   for (int c : updated_)

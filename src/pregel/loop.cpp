@@ -27,14 +27,14 @@ const json* ChannelView::find(std::string_view key) const {
   int id = run_->g_->find_key(key);
   if (id < 0) return nullptr;
   if (node_ && !node_->input_mask.empty() && !node_->input_mask[id]) return nullptr;
-  return run_->ch_[id]->peek();
+  return run_->json_channel(id)->peek();
 }
 
 void ChannelView::for_each(const std::function<void(const std::string&, const json&)>& fn) const {
   const GraphData& g = *run_->g_;
   for (int id = 0; id < g.num_state_keys; ++id) {
     if (node_ && !node_->input_mask.empty() && !node_->input_mask[id]) continue;
-    if (const json* v = run_->ch_[id]->peek()) fn(g.state_keys[id], *v);
+    if (const json* v = run_->json_channel(id)->peek()) fn(g.state_keys[id], *v);
   }
 }
 
@@ -59,7 +59,7 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, 
   const std::size_t n = g_->channels.size();
   owned_ = g_->channel_pool->acquire(g_->prototypes);
   ch_.reserve(n);
-  for (const auto& c : owned_) ch_.push_back(static_cast<JsonChannel*>(c.get()));
+  for (const auto& c : owned_) ch_.push_back(c.get());
   version_.assign(n, 0);
   chan_mark_.assign(n, 0);
   buckets_.resize(n);
@@ -71,8 +71,8 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, 
     if (ch_[i]->is_available()) version_[i] = 1;
 
   // The input step (-1): write the input to __start__; step 0 runs the __start__ task.
-  json in = input;
-  ch_[g_->start_channel]->update(std::span<json>(&in, 1));
+  Value in = input;
+  ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
   max_version_ = 1;
   version_[g_->start_channel] = max_version_;
   updated_ = {g_->start_channel};
@@ -119,7 +119,7 @@ json PregelRun::state_json() const {
   json out = json::object();
   auto& obj = out.get_ref<json::object_t&>();
   for (int id : g_->keys_by_name)
-    if (const json* v = ch_[id]->peek()) obj.emplace_hint(obj.end(), g_->state_keys[id], *v);
+    if (const json* v = json_channel(id)->peek()) obj.emplace_hint(obj.end(), g_->state_keys[id], *v);
   return out;
 }
 
@@ -127,7 +127,8 @@ json PregelRun::take_state() {
   json out = json::object();
   auto& obj = out.get_ref<json::object_t&>();
   for (int id : g_->keys_by_name)
-    if (std::optional<json> v = ch_[id]->take()) obj.emplace_hint(obj.end(), g_->state_keys[id], std::move(*v));
+    if (std::optional<json> v = static_cast<JsonChannel*>(ch_[id])->take())
+      obj.emplace_hint(obj.end(), g_->state_keys[id], std::move(*v));
   return out;
 }
 
@@ -267,7 +268,7 @@ void PregelRun::emit_task_start(const PregelTask& t) {
 void PregelRun::emit_task_result(const PregelTask& t) {
   if (!wants(StreamMode::tasks) && !wants(StreamMode::debug)) return;
   json result = json::object();
-  for (const auto& [cid, v] : t.writes) result[g_->state_keys[cid]] = v;
+  for (const auto& [cid, v] : t.writes) result[g_->state_keys[cid]] = v.to_json();
   json error = nullptr;
   if (t.error) {
     try {

@@ -68,7 +68,7 @@ struct PregelTask : TaskContext {
   int attempt = 1;
 
   // Results, written by the task's thread, read by the barrier.
-  std::vector<std::pair<int, json>> writes;   // state channel id, value
+  std::vector<std::pair<int, Value>> writes;  // state channel id, value
   std::vector<int> control;                   // branch / join channel ids
   std::vector<Send> sends;
   json stream_update;                         // what `updates` shows: the update or null
@@ -117,7 +117,9 @@ class PregelRun {
   // --- used by tasks, views and Runtime ---
   const GraphData& graph() const noexcept { return *g_; }
   const RunConfig& config() const noexcept { return config_; }
-  const JsonChannel* channel(int id) const noexcept { return ch_[id]; }
+  const Channel* channel(int id) const noexcept { return ch_[id]; }
+  /// A state channel of a JSON graph (every state channel of a JSON schema is a JsonChannel).
+  const JsonChannel* json_channel(int id) const noexcept { return static_cast<const JsonChannel*>(ch_[id]); }
   bool wants(StreamMode m) const noexcept { return (modes_ >> static_cast<int>(m)) & 1u; }
   void emit(StreamMode mode, json data);
   const std::string& checkpoint_id() const;
@@ -166,7 +168,7 @@ class PregelRun {
   bool inline_tasks_ = true;   // the consumer's thread may run tasks (no in-task parts to yield)
 
   std::vector<std::unique_ptr<Channel>> owned_;
-  std::vector<JsonChannel*> ch_;
+  std::vector<Channel*> ch_;
   std::vector<uint64_t> version_;
   uint64_t max_version_ = 0;
   std::vector<std::vector<uint64_t>> seen_;   // node id -> version seen, per trigger
@@ -176,7 +178,7 @@ class PregelRun {
   std::vector<uint32_t> chan_mark_;           // scratch: per channel, epoch of last mark
   std::vector<uint32_t> node_mark_;
   uint32_t epoch_ = 0;
-  std::vector<std::vector<json>> buckets_;    // scratch: writes grouped per channel
+  std::vector<std::vector<Value>> buckets_;   // scratch: writes grouped per channel
   std::vector<int> touched_;
 
   int64_t step_ = 0;

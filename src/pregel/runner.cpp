@@ -51,7 +51,7 @@ void PregelRun::start_task(PregelTask& t) {
 void PregelRun::run_start_task(PregelTask& t) {
   // __start__ maps the input onto the state keys.
   try {
-    json input = *ch_[g_->start_channel]->peek();
+    json input = *json_channel(g_->start_channel)->peek();
     for (auto& [key, value] : input.items()) {
       int id = g_->find_key(key);
       if (id < 0)

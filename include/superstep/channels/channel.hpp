@@ -13,7 +13,9 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "superstep/channels/value.hpp"
 #include "superstep/errors.hpp"
 #include "superstep/json.hpp"
 
@@ -45,6 +47,9 @@ class Channel {
   virtual std::optional<json> checkpoint() const = 0;
   /// Restores what checkpoint() returned. Throws: CheckpointError on a value of the wrong shape.
   virtual void restore(const std::optional<json>& saved) = 0;
+  /// Applies one step's writes, whatever the channel's value type (the engine's entry point;
+  /// ValueChannel<W> unboxes them to W). Returns: whether the channel changed.
+  virtual bool update_values(std::span<Value> writes) = 0;
 
  private:
   std::string key_;
@@ -61,6 +66,13 @@ class ValueChannel : public Channel {
   virtual bool update(std::span<W> writes) = 0;
   /// The current value, or nullptr when not available.
   virtual const R* peek() const noexcept = 0;
+  bool update_values(std::span<Value> writes) final {
+    if (writes.size() == 1) return update(std::span<W>(&writes.front().template as<W>(), 1));
+    std::vector<W> unboxed;
+    unboxed.reserve(writes.size());
+    for (Value& v : writes) unboxed.push_back(std::move(v.template as<W>()));
+    return update(std::span<W>(unboxed));
+  }
   /// Moves the value out (the run is over). Default: a copy of peek().
   virtual std::optional<R> take() {
     if (const R* v = peek()) return *v;
