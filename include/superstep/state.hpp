@@ -31,6 +31,15 @@ class State {
   explicit State(const json& object) : object_(&object) {}
   /// A view over a run's channels. Does not own `source`.
   explicit State(const internal::StateSource& source) : source_(&source) {}
+  /// Typed state: a view of a state struct (and, when given, its JSON rendering for to_json()).
+  State(const void* typed, const internal::StateSource* source) : source_(source), typed_(typed) {}
+
+  /// Typed state: the struct. Requires: the graph's state type is S.
+  template <class S>
+  const S& typed() const {
+    if (!typed_) throw KeyError("this state is JSON, not a typed state struct");
+    return *static_cast<const S*>(typed_);
+  }
 
   /// Whether `key` has a value.
   bool contains(std::string_view key) const { return find(key) != nullptr; }
@@ -56,6 +65,7 @@ class State {
  private:
   const json* object_ = nullptr;
   const internal::StateSource* source_ = nullptr;
+  const void* typed_ = nullptr;
 };
 
 }  // namespace superstep

@@ -6,12 +6,14 @@
 #include <exception>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "superstep/channels/value.hpp"
 #include "superstep/json.hpp"
 
 namespace superstep {
@@ -26,7 +28,9 @@ inline const std::string END = "__end__";
 struct Send {
   std::string node;
   json arg;
-  bool operator==(const Send&) const = default;
+  /// Typed state: the argument as a C++ value (made by sp::send<S>); then `arg` is unused.
+  std::shared_ptr<const void> typed_arg;
+  bool operator==(const Send& o) const { return node == o.node && arg == o.arg && typed_arg == o.typed_arg; }
 };
 
 /// One destination of a route: a node name (or END) or a Send.
@@ -75,13 +79,24 @@ struct Command {
   inline static const std::string PARENT = "__parent__";
 };
 
-/// What a node returns: a JSON object update, a Command, or nothing.
+namespace internal {
+/// A typed node's update: the fields it sets as (field index, FieldWrite<T>) and its routing.
+struct WriteList {
+  std::vector<std::pair<int, Value>> writes;
+  Route go_to;
+};
+}  // namespace internal
+
+/// What a node returns: a JSON object update, a Command, or nothing (typed nodes: a WriteList
+/// made from sp::Update<S>).
 class NodeResult {
  public:
   NodeResult() = default;
   NodeResult(std::nullptr_t) {}
   NodeResult(json update) : value_(std::move(update)) {}
   NodeResult(Command command) : value_(std::move(command)) {}
+  NodeResult(internal::WriteList writes) : value_(std::move(writes)) {}
+  internal::WriteList* typed_writes() noexcept { return std::get_if<internal::WriteList>(&value_); }
 
   bool is_none() const noexcept { return std::holds_alternative<std::monostate>(value_); }
   bool is_command() const noexcept { return std::holds_alternative<Command>(value_); }
@@ -91,7 +106,7 @@ class NodeResult {
   Command* command() noexcept { return std::get_if<Command>(&value_); }
 
  private:
-  std::variant<std::monostate, json, Command> value_;
+  std::variant<std::monostate, json, Command, internal::WriteList> value_;
 };
 
 /// How a failing node is retried (LangGraph's RetryPolicy). Intervals are in seconds.

@@ -11,7 +11,22 @@ json CompiledStateGraph::invoke(const json& input, const RunConfig& config) cons
   internal::PregelRun run(data_, input, config, {});
   while (run.next()) {
   }
-  return run.take_state();
+  return data_->typed ? run.state_json() : run.take_state();
+}
+
+void CompiledStateGraph::invoke_typed(internal::WriteList input, const RunConfig& config,
+                                      const std::function<void(void*)>& take) const {
+  if (!data_->typed) throw Error("graph '" + data_->name + "' has JSON state, not typed state");
+  internal::PregelRun run(data_, std::move(input), config, {});
+  while (run.next()) {
+  }
+  take(run.typed_state());
+}
+
+Stream CompiledStateGraph::stream_typed(internal::WriteList input, const RunConfig& config,
+                                        std::vector<StreamMode> modes) const {
+  if (!data_->typed) throw Error("graph '" + data_->name + "' has JSON state, not typed state");
+  return Stream(std::make_unique<internal::PregelRun>(data_, std::move(input), config, modes));
 }
 
 Stream CompiledStateGraph::stream(const json& input, const RunConfig& config, std::vector<StreamMode> modes) const {

@@ -16,6 +16,7 @@
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/graph/node.hpp"
 #include "superstep/graph/state_graph.hpp"
+#include "superstep/graph/typed_model.hpp"
 #include "internal/key_index.hpp"
 #include "superstep/schema.hpp"
 
@@ -64,7 +65,7 @@ class ChannelPool {
  public:
   using Set = std::vector<std::unique_ptr<Channel>>;
   /// A set equal to the prototypes: a spare one, or fresh clones.
-  Set acquire(const std::vector<std::unique_ptr<Channel>>& prototypes);
+  Set acquire(const struct GraphData& graph);
   /// Resets `set` to the prototypes (freeing its values) and keeps it for a later run.
   void release(Set set, const std::vector<std::unique_ptr<Channel>>& prototypes);
 
@@ -82,6 +83,8 @@ struct GraphData {
   std::vector<ChannelData> channels;                 // state keys first, in schema order
   std::vector<std::unique_ptr<Channel>> prototypes;  // cloned into each run
   std::unique_ptr<ChannelPool> channel_pool = std::make_unique<ChannelPool>();
+  std::shared_ptr<const TypedModel> typed;           // set for typed state (TypedStateGraph)
+  int holder_channel = -1;                           // typed: the channel owning the struct
   KeyIndex key_index;                                // state key -> channel id
   std::vector<int> keys_by_name;                     // state key ids in name order (JSON object order)
   std::vector<std::string> state_keys;               // for error messages

@@ -31,6 +31,7 @@ struct StateGraph::Impl {
   std::vector<std::pair<std::string, std::string>> edges;
   std::vector<std::pair<std::vector<std::string>, std::string>> joins;
   std::vector<PendingBranch> branches;
+  std::shared_ptr<const internal::TypedModel> typed;
 };
 
 StateGraph::StateGraph(StateSchema schema) : impl_(std::make_unique<Impl>()) { impl_->schema = std::move(schema); }
@@ -71,6 +72,11 @@ StateGraph& StateGraph::add_sequence(std::vector<std::pair<std::string, NodeFn>>
     if (!previous.empty()) add_edge(previous, name);
     previous = name;
   }
+  return *this;
+}
+
+StateGraph& StateGraph::use_typed_state(std::shared_ptr<const internal::TypedModel> model) {
+  impl_->typed = std::move(model);
   return *this;
 }
 
@@ -124,7 +130,8 @@ std::string join_channel_name(const std::vector<std::string>& from, const std::s
 
 }  // namespace
 
-internal::ChannelPool::Set internal::ChannelPool::acquire(const std::vector<std::unique_ptr<Channel>>& prototypes) {
+internal::ChannelPool::Set internal::ChannelPool::acquire(const GraphData& graph) {
+  const auto& prototypes = graph.prototypes;
   {
     std::lock_guard lock(mutex_);
     if (!spare_.empty()) {
@@ -135,6 +142,14 @@ internal::ChannelPool::Set internal::ChannelPool::acquire(const std::vector<std:
   }
   Set set;
   set.reserve(prototypes.size());
+  if (graph.typed) {
+    // Typed fields point into the holder's struct: make them together, not by cloning.
+    auto typed = graph.typed->make_state_channels();
+    for (int i = 0; i < graph.num_state_keys; ++i) set.push_back(std::move(typed[i]));
+    for (std::size_t i = graph.num_state_keys; i < prototypes.size(); ++i)
+      set.push_back(static_cast<int>(i) == graph.holder_channel ? std::move(typed.back()) : prototypes[i]->clone());
+    return set;
+  }
   for (const auto& p : prototypes) set.push_back(p->clone());
   return set;
 }
@@ -190,6 +205,8 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
       if (!keys.count(k)) problems.push_back("node '" + n.name + "': input key '" + k + "' is not a state key");
     for (const auto& k : n.options.output_keys)
       if (!keys.count(k)) problems.push_back("node '" + n.name + "': output key '" + k + "' is not a state key");
+    if (b.typed && (!n.options.input_keys.empty() || !n.options.output_keys.empty()))
+      problems.push_back("node '" + n.name + "': input_keys/output_keys are for JSON state; a typed node sees the whole struct");
     for (const auto& e : n.options.ends)
       if (e != END && !std::any_of(b.nodes.begin(), b.nodes.end(), [&](const auto& m) { return m.name == e; }))
         problems.push_back("node '" + n.name + "': destination '" + e + "' in ends is not a node");
@@ -283,6 +300,13 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
     g->state_keys.push_back(f.name);
   }
   g->num_state_keys = static_cast<int>(g->state_keys.size());
+  if (b.typed) {
+    // The fields' channels and the holder of the struct replace the JSON channels of the keys.
+    auto typed = b.typed->make_state_channels();
+    for (int i = 0; i < g->num_state_keys; ++i) g->prototypes[i] = std::move(typed[i]);
+    g->typed = b.typed;
+    g->holder_channel = add_channel("__typed_state__", internal::ChannelRole::state, std::move(typed.back()));
+  }
   for (int i = 0; i < g->num_state_keys; ++i) g->keys_by_name.push_back(i);
   std::sort(g->keys_by_name.begin(), g->keys_by_name.end(),
             [&](int a, int c) { return g->state_keys[a] < g->state_keys[c]; });

@@ -53,8 +53,13 @@ void PregelRun::plan_tasks() {
     auto t = make(g_->nodes[g_->find_node(s.node)]);
     t->push = true;
     t->push_index = i;
-    t->send_arg = std::move(s.arg);
-    t->input.emplace(*t->send_arg);
+    if (s.typed_arg) {
+      t->typed_arg = std::move(s.typed_arg);
+      t->input.emplace(t->typed_arg.get(), nullptr);
+    } else {
+      t->send_arg = std::move(s.arg);
+      t->input.emplace(*t->send_arg);
+    }
     t->runtime.emplace(*t);
     tasks_.push_back(std::move(t));
   }
@@ -80,8 +85,12 @@ void PregelRun::plan_tasks() {
     }
     if (!fire) continue;
     auto t = make(node);
-    t->view.emplace(*this, &node);
-    t->input.emplace(*t->view);
+    if (g_->typed) {
+      t->input.emplace(g_->typed->state(*ch_[g_->holder_channel]), nullptr);
+    } else {
+      t->view.emplace(*this, &node);
+      t->input.emplace(*t->view);
+    }
     t->runtime.emplace(*t);
     tasks_.push_back(std::move(t));
   }
@@ -152,9 +161,8 @@ void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool contro
   }
 }
 
-void PregelRun::run_routers(PregelTask& t, const StateSource& fresh) {
+void PregelRun::run_routers(PregelTask& t, const State& state) {
   const NodeData& node = *t.node;
-  State state(fresh);
   for (const BranchData& br : node.branches) {
     Route route;
     try {
@@ -222,7 +230,21 @@ void PregelRun::apply_writes() {
   std::vector<std::vector<std::pair<int, std::unique_ptr<Channel>>>> overlays;
   bool any_router = false;
   for (PregelTask* t : order) any_router = any_router || !t->node->branches.empty();
-  if (any_router && order.size() > 1) {
+  // Typed state: a router whose task has siblings that wrote gets a copy of the struct with only
+  // its own task's writes folded in.
+  std::vector<std::shared_ptr<const void>> typed_fresh;
+  if (any_router && order.size() > 1 && g_->typed) {
+    typed_fresh.resize(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (order[i]->node->branches.empty()) continue;
+      bool others_wrote = false;
+      for (PregelTask* other : order) others_wrote = others_wrote || (other != order[i] && !other->writes.empty());
+      if (!others_wrote) continue;
+      std::vector<std::pair<int, Value>> mine;
+      for (const auto& w : order[i]->writes) mine.emplace_back(w.first, w.second.clone());
+      typed_fresh[i] = g_->typed->fresh_copy(*ch_[g_->holder_channel], std::move(mine));
+    }
+  } else if (any_router && order.size() > 1) {
     overlays.resize(order.size());
     std::vector<int> writers(g_->num_state_keys, 0);
     for (PregelTask* t : order) {
@@ -268,8 +290,14 @@ void PregelRun::apply_writes() {
   static const std::vector<std::pair<int, std::unique_ptr<Channel>>> kNoOverlay;
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (order[i]->node->branches.empty()) continue;
+    if (g_->typed) {
+      const void* s = !typed_fresh.empty() && typed_fresh[i] ? typed_fresh[i].get()
+                                                             : g_->typed->state(*ch_[g_->holder_channel]);
+      run_routers(*order[i], State(s, nullptr));
+      continue;
+    }
     FreshView fresh(*g_, ch_, overlays.empty() ? kNoOverlay : overlays[i]);
-    run_routers(*order[i], fresh);
+    run_routers(*order[i], State(fresh));
   }
 
   apply_grouped(order, /*control=*/true, version, any_trigger);

@@ -41,6 +41,34 @@ void ChannelView::for_each(const std::function<void(const std::string&, const js
 PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, RunConfig config,
                      const std::vector<StreamMode>& modes)
     : g_(std::move(graph)), config_(std::move(config)) {
+  if (input.is_null())
+    throw EmptyInputError("graph '" + g_->name + "': received no input for '__start__' (input is null)");
+  if (!input.is_object())
+    throw InvalidUpdateError("graph '" + g_->name + "': input must be an object of state keys, got " + preview(input));
+  if (g_->typed) {
+    // A typed graph driven with JSON (a process boundary): convert each field with from_json.
+    for (auto it = input.begin(); it != input.end(); ++it)
+      if (g_->find_key(it.key()) < 0)
+        throw InvalidUpdateError("graph '" + g_->name + "': input has unknown key '" + it.key() +
+                                 "' (state keys: " + g_->key_list() + ")");
+    typed_input_.writes = g_->typed->writes_from_json(input);
+    init(modes);
+    return;
+  }
+  init(modes);
+  Value in = input;
+  ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
+}
+
+PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, WriteList input, RunConfig config,
+                     const std::vector<StreamMode>& modes)
+    : g_(std::move(graph)), config_(std::move(config)), typed_input_(std::move(input)) {
+  if (!typed_input_.go_to.empty())
+    throw InvalidUpdateError("graph '" + g_->name + "': the input of a run cannot route (go_to)");
+  init(modes);
+}
+
+void PregelRun::init(const std::vector<StreamMode>& modes) {
   for (StreamMode m : modes) modes_ |= 1u << static_cast<int>(m);
   // Parts produced inside a task must reach the consumer while the task runs, so the consumer's
   // thread must stay free to yield them.
@@ -51,13 +79,9 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, 
                 std::to_string(config_.recursion_limit));
   if (!g_->interrupt_before.empty() || !g_->interrupt_after.empty())
     throw Error("graph '" + g_->name + "': interrupt_before/interrupt_after need a checkpointer, and this build has none");
-  if (input.is_null())
-    throw EmptyInputError("graph '" + g_->name + "': received no input for '__start__' (input is null)");
-  if (!input.is_object())
-    throw InvalidUpdateError("graph '" + g_->name + "': input must be an object of state keys, got " + preview(input));
 
   const std::size_t n = g_->channels.size();
-  owned_ = g_->channel_pool->acquire(g_->prototypes);
+  owned_ = g_->channel_pool->acquire(*g_);
   ch_.reserve(n);
   for (const auto& c : owned_) ch_.push_back(c.get());
   version_.assign(n, 0);
@@ -70,9 +94,12 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, 
   for (std::size_t i = 0; i < n; ++i)
     if (ch_[i]->is_available()) version_[i] = 1;
 
-  // The input step (-1): write the input to __start__; step 0 runs the __start__ task.
-  Value in = input;
-  ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
+  // The input step (-1): the input goes to __start__ (typed input waits in typed_input_ and
+  // __start__ only triggers); step 0 runs the __start__ task.
+  if (g_->typed) {
+    Value trigger = json::object();
+    ch_[g_->start_channel]->update_values(std::span<Value>(&trigger, 1));
+  }
   max_version_ = 1;
   version_[g_->start_channel] = max_version_;
   updated_ = {g_->start_channel};
@@ -116,6 +143,7 @@ void PregelRun::emit(StreamMode mode, json data) {
 
 // Keys are inserted in name order with a hint: O(1) each into nlohmann's sorted object.
 json PregelRun::state_json() const {
+  if (g_->typed) return g_->typed->to_json(g_->typed->state(*ch_[g_->holder_channel]));
   json out = json::object();
   auto& obj = out.get_ref<json::object_t&>();
   for (int id : g_->keys_by_name)
@@ -247,6 +275,8 @@ std::vector<std::string> PregelRun::trigger_names(const PregelTask& t) const {
 }
 
 json PregelRun::task_input_json(const PregelTask& t) const {
+  if (t.typed_arg) return g_->typed->to_json(t.typed_arg.get());
+  if (g_->typed) return state_json();
   if (t.send_arg) return *t.send_arg;
   return t.input->to_json();
 }

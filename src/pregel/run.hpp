@@ -27,6 +27,7 @@
 #include "superstep/state.hpp"
 #include "superstep/stream.hpp"
 #include "superstep/task.hpp"
+#include "superstep/types.hpp"
 
 namespace superstep::internal {
 
@@ -62,6 +63,7 @@ class ChannelView final : public StateSource {
 
 struct PregelTask : TaskContext {
   std::optional<json> send_arg;           // push tasks: the Send's argument is the input
+  std::shared_ptr<const void> typed_arg;  // push tasks of typed graphs: the typed argument
   std::optional<ChannelView> view;        // pull tasks: the step's channels
   std::optional<State> input;
   std::optional<Runtime> runtime;
@@ -103,6 +105,9 @@ class PregelRun {
  public:
   PregelRun(std::shared_ptr<const GraphData> graph, const json& input, RunConfig config,
             const std::vector<StreamMode>& modes);
+  /// Typed state: the input as field writes.
+  PregelRun(std::shared_ptr<const GraphData> graph, WriteList input, RunConfig config,
+            const std::vector<StreamMode>& modes);
   ~PregelRun();
   PregelRun(const PregelRun&) = delete;
   PregelRun& operator=(const PregelRun&) = delete;
@@ -113,6 +118,8 @@ class PregelRun {
   json state_json() const;
   /// The final state, moved out of the channels (the run is over).
   json take_state();
+  /// Typed state: the run's struct.
+  void* typed_state() { return g_->typed->mutable_state(*ch_[g_->holder_channel]); }
 
   // --- used by tasks, views and Runtime ---
   const GraphData& graph() const noexcept { return *g_; }
@@ -148,7 +155,9 @@ class PregelRun {
   void plan_tasks();
   void apply_writes();
   void bump(int channel, uint64_t version, bool& any_trigger_updated);
-  void run_routers(PregelTask& t, const StateSource& fresh);
+  void run_routers(PregelTask& t, const State& fresh);
+  void apply_go_to(PregelTask& t, Route& go_to, const char* what);
+  void init(const std::vector<StreamMode>& modes);
   void apply_grouped(const std::vector<PregelTask*>& order, bool control, uint64_t version, bool& any_trigger);
 
   // runner.cpp
@@ -183,7 +192,7 @@ class PregelRun {
 
   int64_t step_ = 0;
   int64_t stop_ = 0;
-  json input_;
+  WriteList typed_input_;
   std::vector<std::unique_ptr<PregelTask>> tasks_;
   std::shared_ptr<StepRun> step_run_;
   mutable std::mutex checkpoint_id_mutex_;    // guards checkpoint_id_ (made on first use per step)

@@ -51,6 +51,12 @@ void PregelRun::start_task(PregelTask& t) {
 void PregelRun::run_start_task(PregelTask& t) {
   // __start__ maps the input onto the state keys.
   try {
+    if (g_->typed) {
+      t.writes = std::move(typed_input_.writes);
+      t.control = t.node->edge_writes;
+      task_finished(t);
+      return;
+    }
     json input = *json_channel(g_->start_channel)->peek();
     for (auto& [key, value] : input.items()) {
       int id = g_->find_key(key);
@@ -147,9 +153,45 @@ void PregelRun::on_async_done(PregelTask& t) {
   if (sr->max_concurrency > 0) sr->work();
 }
 
+void PregelRun::apply_go_to(PregelTask& t, Route& go_to, const char* what) {
+  const NodeData& node = *t.node;
+  for (Destination& d : go_to.items()) {
+    if (Send* s = std::get_if<Send>(&d)) {
+      if (g_->find_node(s->node) <= 0)
+        throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' sent to unknown node '" + s->node +
+                                 "' (nodes: " + g_->node_list() + ")");
+      t.sends.push_back(std::move(*s));
+      continue;
+    }
+    const std::string& target = std::get<std::string>(d);
+    if (target == END) continue;
+    int id = g_->find_node(target);
+    if (id <= 0)
+      throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' returned " + what +
+                               " going to unknown node '" + target + "' (nodes: " + g_->node_list() + ")");
+    t.control.push_back(g_->branch_channel[id]);
+  }
+}
+
 void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
   const NodeData& node = *t.node;
   const bool keep_copy = wants(StreamMode::updates);
+  if (WriteList* typed = r.typed_writes()) {
+    if (keep_copy) {
+      t.stream_update = json::object();
+      for (const auto& [i, v] : typed->writes) t.stream_update[g_->state_keys[i]] = v.to_json();
+    } else {
+      t.stream_update = nullptr;
+    }
+    t.writes = std::move(typed->writes);
+    apply_go_to(t, typed->go_to, "Update");
+    t.control.insert(t.control.end(), node.edge_writes.begin(), node.edge_writes.end());
+    t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());
+    return;
+  }
+  if (g_->typed && !r.is_none())
+    throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name +
+                             "' returned JSON or a Command in a typed graph; return sp::Update<S>");
   json* update = r.update();
   Command* cmd = r.command();
   if (cmd) {
@@ -180,24 +222,7 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
   } else {
     t.stream_update = nullptr;
   }
-  if (cmd) {
-    for (Destination& d : cmd->go_to.items()) {
-      if (Send* s = std::get_if<Send>(&d)) {
-        if (g_->find_node(s->node) <= 0)
-          throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' sent to unknown node '" +
-                                   s->node + "' (nodes: " + g_->node_list() + ")");
-        t.sends.push_back(std::move(*s));
-        continue;
-      }
-      const std::string& target = std::get<std::string>(d);
-      if (target == END) continue;
-      int id = g_->find_node(target);
-      if (id <= 0)
-        throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' returned Command going to unknown node '" +
-                                 target + "' (nodes: " + g_->node_list() + ")");
-      t.control.push_back(g_->branch_channel[id]);
-    }
-  }
+  if (cmd) apply_go_to(t, cmd->go_to, "Command");
   t.control.insert(t.control.end(), node.edge_writes.begin(), node.edge_writes.end());
   t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());
 }

@@ -3,6 +3,7 @@
 // an independent run with its own channels.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,11 @@ class CompiledStateGraph {
   const std::string& name() const noexcept;
   /// The names of the nodes, in the order they were added.
   std::vector<std::string> nodes() const;
+
+  /// Typed state (used by TypedCompiledGraph<S>): runs with typed input writes and hands the
+  /// final state struct to `take` before the run's channels are recycled.
+  void invoke_typed(internal::WriteList input, const RunConfig& config, const std::function<void(void*)>& take) const;
+  Stream stream_typed(internal::WriteList input, const RunConfig& config, std::vector<StreamMode> modes) const;
 
  private:
   std::shared_ptr<const internal::GraphData> data_;

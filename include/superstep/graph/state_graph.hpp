@@ -23,6 +23,7 @@
 #include "superstep/executor.hpp"
 #include "superstep/graph/compiled_state_graph.hpp"
 #include "superstep/graph/node.hpp"
+#include "superstep/graph/typed_model.hpp"
 #include "superstep/schema.hpp"
 #include "superstep/types.hpp"
 
@@ -97,6 +98,9 @@ class StateGraph {
 
   /// Validates and freezes the graph. Throws: GraphValidationError listing every problem.
   CompiledStateGraph compile(CompileOptions options = {}) const;
+
+  /// Engine use (TypedStateGraph<S>): the state keys are the fields of a struct.
+  StateGraph& use_typed_state(std::shared_ptr<const internal::TypedModel> model);
 
  private:
   StateGraph& add_single_edge(std::string from, std::string to);

@@ -1,0 +1,34 @@
+// TypedModel: what the engine needs to know about a typed state struct, behind a non-template
+// interface so the engine (compiled once) runs every S. Made by TypedStateGraph<S>; not for
+// direct use.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "superstep/channels/channel.hpp"
+#include "superstep/channels/value.hpp"
+#include "superstep/json.hpp"
+
+namespace superstep::internal {
+
+class TypedModel {
+ public:
+  virtual ~TypedModel() = default;
+  /// The field channels (index i = field i), then the holder owning a default struct.
+  virtual std::vector<std::unique_ptr<Channel>> make_state_channels() const = 0;
+  /// The struct a holder owns.
+  virtual const void* state(const Channel& holder) const = 0;
+  virtual void* mutable_state(Channel& holder) const = 0;
+  /// A copy of the holder's struct with `writes` (field index, value) folded in, for a router's
+  /// fresh view when other tasks of the step wrote too.
+  virtual std::shared_ptr<const void> fresh_copy(const Channel& holder,
+                                                 std::vector<std::pair<int, Value>> writes) const = 0;
+  /// The struct as a JSON object (stream parts): each field through nlohmann's to_json.
+  virtual json to_json(const void* state) const = 0;
+  /// Folds a JSON input object (field name -> value) into writes, through from_json.
+  virtual std::vector<std::pair<int, Value>> writes_from_json(const json& input) const = 0;
+};
+
+}  // namespace superstep::internal

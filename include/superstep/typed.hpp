@@ -1,0 +1,219 @@
+// Typed state: a C++ struct as the state schema. Declare the struct's fields and reducers once:
+//
+//   struct Chat {
+//     std::vector<std::string> log;     // defaults come from the member initialisers
+//     int turns = 0;
+//     std::string answer;
+//   };
+//   SUPERSTEP_STATE(Chat,
+//     SUPERSTEP_FIELD(Chat, log, sp::typed::append{}),
+//     SUPERSTEP_FIELD(Chat, turns, sp::typed::add{}),
+//     SUPERSTEP_FIELD(Chat, answer));    // no reducer: LastValue
+//
+// Nodes take `const Chat&` (the step's state, never copied per task) and return an
+// `sp::Update<Chat>`; a misspelt field, a value of the wrong type or a reducer that does not fit
+// its field fails to compile. Typed graphs run on the same engine as JSON graphs; values are
+// converted to JSON (nlohmann's to_json/from_json) only at boundaries: stream parts, checkpoints.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "superstep/channels/value.hpp"
+#include "superstep/json.hpp"
+#include "superstep/types.hpp"
+
+namespace superstep {
+
+/// Specialise (with SUPERSTEP_STATE) to declare a struct's fields: a static `fields()` returning
+/// a std::tuple of sp::field<&S::member>(name [, reducer]).
+template <class S>
+struct StateTraits;
+
+namespace internal {
+template <class M>
+struct member_traits;
+template <class C, class T>
+struct member_traits<T C::*> {
+  using owner = C;
+  using type = T;
+};
+struct NoReducer {};
+}  // namespace internal
+
+namespace typed {
+/// Numbers add; strings and sequence containers concatenate.
+struct add {
+  template <class T>
+  void operator()(T& current, T&& update) const {
+    if constexpr (requires { current += std::move(update); }) {
+      current += std::move(update);
+    } else {
+      static_assert(requires { current.insert(current.end(), update.begin(), update.end()); },
+                    "sp::typed::add needs a field that supports += or is a sequence container");
+      current.insert(current.end(), std::make_move_iterator(update.begin()), std::make_move_iterator(update.end()));
+    }
+  }
+};
+/// Sequence containers: the update's elements are appended.
+struct append {
+  template <class T>
+  void operator()(T& current, T&& update) const {
+    static_assert(requires { current.insert(current.end(), update.begin(), update.end()); },
+                  "sp::typed::append needs a sequence container field (std::vector, std::deque, ...)");
+    current.insert(current.end(), std::make_move_iterator(update.begin()), std::make_move_iterator(update.end()));
+  }
+};
+}  // namespace typed
+
+/// One declared field: the member pointer (a template argument, so lookups are resolved at
+/// compile time), its name at the JSON boundary, and its reducer.
+template <auto Member, class Reducer = internal::NoReducer>
+struct Field {
+  using Owner = typename internal::member_traits<decltype(Member)>::owner;
+  using Type = typename internal::member_traits<decltype(Member)>::type;
+  static constexpr auto member = Member;
+  static constexpr bool has_reducer = !std::is_same_v<Reducer, internal::NoReducer>;
+  static_assert(!has_reducer || std::is_invocable_v<const Reducer&, Type&, Type&&> ||
+                    std::is_invocable_r_v<Type, const Reducer&, Type, Type>,
+                "this reducer does not fit the field's type: it must be callable as (T& current, T&& update) "
+                "or as (T current, T update) -> T, with T the field's type");
+  std::string_view name;
+  Reducer reducer{};
+
+  /// Folds `update` into `current` with the field's reducer.
+  void reduce(Type& current, Type&& update) const {
+    if constexpr (std::is_invocable_v<const Reducer&, Type&, Type&&>) reducer(current, std::move(update));
+    else current = reducer(std::move(current), std::move(update));
+  }
+};
+
+/// `sp::field<&S::member>("member")` or `sp::field<&S::member>("member", reducer)`.
+template <auto Member>
+constexpr Field<Member> field(std::string_view name) {
+  return Field<Member>{name};
+}
+template <auto Member, class Reducer>
+constexpr Field<Member, Reducer> field(std::string_view name, Reducer reducer) {
+  return Field<Member, Reducer>{name, std::move(reducer)};
+}
+
+/// What a typed field channel receives: the value and whether it replaces (Overwrite) or folds.
+template <class T>
+struct FieldWrite {
+  T value;
+  bool overwrite = false;
+};
+template <class T>
+void to_json(json& j, const FieldWrite<T>& w) {
+  if (w.overwrite) j = json{{kOverwriteKey, w.value}};
+  else j = w.value;
+}
+
+namespace internal {
+template <class S>
+using FieldsOf = decltype(StateTraits<S>::fields());
+template <class S>
+inline constexpr std::size_t field_count = std::tuple_size_v<FieldsOf<S>>;
+template <class S, std::size_t I>
+using FieldAt = std::tuple_element_t<I, FieldsOf<S>>;
+
+/// Index of member pointer M among S's declared fields, or field_count<S> when absent.
+template <class S, auto M, std::size_t I = 0>
+constexpr std::size_t field_index() {
+  if constexpr (I == field_count<S>) {
+    return I;
+  } else {
+    constexpr auto other = FieldAt<S, I>::member;
+    if constexpr (std::is_same_v<std::remove_cv_t<decltype(other)>, std::remove_cv_t<decltype(M)>>) {
+      if constexpr (other == M) return I;
+      else return field_index<S, M, I + 1>();
+    } else {
+      return field_index<S, M, I + 1>();
+    }
+  }
+}
+
+}  // namespace internal
+
+/// A typed partial update of S: set any declared field (including to 0, false or empty), or
+/// overwrite a reducer field; optionally route like a Command. Checked at compile time.
+template <class S>
+class Update {
+ public:
+  Update() = default;
+  Update(Update&&) noexcept = default;
+  Update& operator=(Update&&) noexcept = default;
+
+  /// Sets field M to `v` (folded through the field's reducer, if any). Chains; on a temporary
+  /// (`sp::Update<S>().set<...>(...)`) the chain stays an rvalue, so returning it moves.
+  template <auto M, class V>
+  Update& set(V&& v) & {
+    return put<M>(std::forward<V>(v), false);
+  }
+  template <auto M, class V>
+  Update&& set(V&& v) && {
+    return std::move(put<M>(std::forward<V>(v), false));
+  }
+  /// Replaces field M with `v`, bypassing its reducer (sp::Overwrite).
+  template <auto M, class V>
+  Update& overwrite(V&& v) & {
+    return put<M>(std::forward<V>(v), true);
+  }
+  template <auto M, class V>
+  Update&& overwrite(V&& v) && {
+    return std::move(put<M>(std::forward<V>(v), true));
+  }
+  /// Where to go next, in addition to static edges (Command.go_to): names, END, or typed Sends.
+  Update& go_to(Route route) & {
+    list_.go_to = std::move(route);
+    return *this;
+  }
+  Update&& go_to(Route route) && {
+    list_.go_to = std::move(route);
+    return std::move(*this);
+  }
+  /// Engine use.
+  internal::WriteList take() && { return std::move(list_); }
+
+ private:
+  template <auto M, class V>
+  Update& put(V&& v, bool overwrite) {
+    static_assert(std::is_member_object_pointer_v<decltype(M)>, "set<&S::field>: pass a pointer to a data member");
+    using Owner = typename internal::member_traits<decltype(M)>::owner;
+    static_assert(std::is_same_v<Owner, S>, "set<&X::field>: the field belongs to another struct than this state");
+    constexpr std::size_t i = internal::field_index<S, M>();
+    static_assert(i < internal::field_count<S>,
+                  "set<&S::field>: this member is not declared as a state field in SUPERSTEP_STATE");
+    using T = typename internal::FieldAt<S, i>::Type;
+    static_assert(std::is_constructible_v<T, V&&>, "set<&S::field>(value): the value's type does not convert to the field's type");
+    list_.writes.emplace_back(static_cast<int>(i), Value::of(FieldWrite<T>{T(std::forward<V>(v)), overwrite}));
+    return *this;
+  }
+  internal::WriteList list_;
+};
+
+/// A Send carrying a typed argument: the target node receives `arg` as its whole state.
+template <class S>
+Send send(std::string node, S arg) {
+  Send s{std::move(node), json()};
+  s.typed_arg = std::make_shared<const S>(std::move(arg));
+  return s;
+}
+
+}  // namespace superstep
+
+#define SUPERSTEP_FIELD(Struct, member, ...) ::superstep::field<&Struct::member>(#member __VA_OPT__(, ) __VA_ARGS__)
+
+/// Declares the fields of state struct `Struct` (at global namespace scope).
+#define SUPERSTEP_STATE(Struct, ...)                       \
+  template <>                                              \
+  struct superstep::StateTraits<Struct> {                  \
+    static auto fields() { return std::tuple{__VA_ARGS__}; } \
+  }
