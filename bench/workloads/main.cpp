@@ -55,17 +55,21 @@ int main(int argc, char** argv) {
   if (name == "checkpointed" || name == "conversation_storage")
     return usage("workload '" + name + "' needs a checkpointer; persistence is not part of this build yet");
   if (saver != "memory") return usage("--saver " + saver + " needs persistence, which is not part of this build yet");
-  if (typed) return usage("--typed needs typed state, which is not part of this build yet");
+  if (typed && name == "parallel_branches") return usage("parallel_branches has no typed form");
 
   int n = positional.size() > 1 ? std::stoi(positional[1]) : it->second;
   int reps = positional.size() > 2 ? std::stoi(positional[2]) : 10;
   if (n < 1 || reps < 1) return usage("N and REPS must be positive");
 
-  bench::Workload w = name == "sequential"   ? bench::make_sequential(n)
-                      : name == "fanout"     ? bench::make_fanout(n)
-                      : name == "react_loop" ? bench::make_react_loop(n)
-                      : name == "wide_state" ? bench::make_wide_state(n)
-                                             : bench::make_parallel_branches(n);
+  bench::Workload w = typed ? (name == "sequential"   ? bench::make_sequential_typed(n)
+                               : name == "fanout"     ? bench::make_fanout_typed(n)
+                               : name == "react_loop" ? bench::make_react_loop_typed(n)
+                                                      : bench::make_wide_state_typed(n))
+                             : (name == "sequential"   ? bench::make_sequential(n)
+                               : name == "fanout"     ? bench::make_fanout(n)
+                               : name == "react_loop" ? bench::make_react_loop(n)
+                               : name == "wide_state" ? bench::make_wide_state(n)
+                                                      : bench::make_parallel_branches(n));
   // Each repetition times the engine, then the same node bodies without the engine (w.direct),
   // interleaved so both see the same machine state.
   std::vector<double> times, direct;
@@ -96,7 +100,7 @@ int main(int argc, char** argv) {
   std::vector<double> warm(times.begin() + (times.size() > 1 ? 1 : 0), times.end());
   std::sort(warm.begin(), warm.end());
   double median = warm_median(times);
-  json line = {{"name", name},
+  json line = {{"name", typed ? name + " --typed" : name},
                {"n", n},
                {"ms", cold},
                {"warm_ms_median", median},

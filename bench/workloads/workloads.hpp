@@ -30,4 +30,10 @@ Workload make_react_loop(int n);
 Workload make_wide_state(int n);
 Workload make_parallel_branches(int k);
 
+// Typed state (--typed): the result is checked inside run(), on the struct.
+Workload make_sequential_typed(int n);
+Workload make_fanout_typed(int n);
+Workload make_react_loop_typed(int n);
+Workload make_wide_state_typed(int n);
+
 }  // namespace bench

@@ -20,7 +20,9 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <string>
 #include <tuple>
+#include <unordered_map>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -70,6 +72,39 @@ struct append {
     current.insert(current.end(), std::make_move_iterator(update.begin()), std::make_move_iterator(update.end()));
   }
 };
+/// LangGraph's add_messages for a container of message structs with a `std::string id`
+/// member: assigns ids to messages without one, replaces a message whose id exists, appends the
+/// rest. Keeps an id index per channel, so an update costs O(its messages). (Removal: use
+/// Update::overwrite with the kept messages.)
+struct add_messages {
+  template <class V>
+  void operator()(V& current, V&& update) const {
+    static_assert(requires(typename V::value_type m) { m.id = std::string(); },
+                  "sp::typed::add_messages needs a container of messages with a std::string id member");
+    if (current.size() < indexed_) reset();
+    for (; indexed_ < current.size(); ++indexed_)
+      if (!current[indexed_].id.empty()) index_[current[indexed_].id] = indexed_;
+    for (auto& m : update) {
+      if (m.id.empty()) m.id = new_message_id();
+      auto it = index_.find(m.id);
+      if (it != index_.end()) {
+        current[it->second] = std::move(m);
+      } else {
+        index_.emplace(m.id, current.size());
+        current.push_back(std::move(m));
+      }
+    }
+    indexed_ = current.size();
+  }
+  /// A new run starts: forget the index.
+  void reset() const {
+    index_.clear();
+    indexed_ = 0;
+  }
+  static std::string new_message_id();
+  mutable std::unordered_map<std::string, std::size_t> index_;
+  mutable std::size_t indexed_ = 0;
+};
 }  // namespace typed
 
 /// One declared field: the member pointer (a template argument, so lookups are resolved at
@@ -111,6 +146,7 @@ struct FieldWrite {
   bool overwrite = false;
 };
 template <class T>
+  requires std::is_constructible_v<json, const T&>
 void to_json(json& j, const FieldWrite<T>& w) {
   if (w.overwrite) j = json{{kOverwriteKey, w.value}};
   else j = w.value;
@@ -193,6 +229,7 @@ class Update {
                   "set<&S::field>: this member is not declared as a state field in SUPERSTEP_STATE");
     using T = typename internal::FieldAt<S, i>::Type;
     static_assert(std::is_constructible_v<T, V&&>, "set<&S::field>(value): the value's type does not convert to the field's type");
+    if (list_.writes.empty()) list_.writes.reserve(internal::field_count<S> < 64 ? internal::field_count<S> : 64);
     list_.writes.emplace_back(static_cast<int>(i), Value::of(FieldWrite<T>{T(std::forward<V>(v)), overwrite}));
     return *this;
   }

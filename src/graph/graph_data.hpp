@@ -63,7 +63,17 @@ struct NodeData {
 /// its channels anew. Thread-safe.
 class ChannelPool {
  public:
-  using Set = std::vector<std::unique_ptr<Channel>>;
+  /// A run's channels and its per-channel bookkeeping (kept with them so a reused set allocates
+  /// nothing).
+  struct Set {
+    std::vector<std::unique_ptr<Channel>> channels;
+    std::vector<Channel*> ch;
+    std::vector<uint64_t> version;
+    std::vector<uint32_t> chan_mark;
+    std::vector<uint32_t> node_mark;
+    std::vector<std::vector<Value>> buckets;
+    std::vector<std::vector<uint64_t>> seen;
+  };
   /// A set equal to the prototypes: a spare one, or fresh clones.
   Set acquire(const struct GraphData& graph);
   /// Resets `set` to the prototypes (freeing its values) and keeps it for a later run.

@@ -141,21 +141,22 @@ internal::ChannelPool::Set internal::ChannelPool::acquire(const GraphData& graph
     }
   }
   Set set;
-  set.reserve(prototypes.size());
+  set.channels.reserve(prototypes.size());
   if (graph.typed) {
     // Typed fields point into the holder's struct: make them together, not by cloning.
     auto typed = graph.typed->make_state_channels();
-    for (int i = 0; i < graph.num_state_keys; ++i) set.push_back(std::move(typed[i]));
+    for (int i = 0; i < graph.num_state_keys; ++i) set.channels.push_back(std::move(typed[i]));
     for (std::size_t i = graph.num_state_keys; i < prototypes.size(); ++i)
-      set.push_back(static_cast<int>(i) == graph.holder_channel ? std::move(typed.back()) : prototypes[i]->clone());
-    return set;
+      set.channels.push_back(static_cast<int>(i) == graph.holder_channel ? std::move(typed.back()) : prototypes[i]->clone());
+  } else {
+    for (const auto& p : prototypes) set.channels.push_back(p->clone());
   }
-  for (const auto& p : prototypes) set.push_back(p->clone());
+  for (const auto& c : set.channels) set.ch.push_back(c.get());
   return set;
 }
 
 void internal::ChannelPool::release(Set set, const std::vector<std::unique_ptr<Channel>>& prototypes) {
-  for (std::size_t i = 0; i < set.size(); ++i) set[i]->reset_to(*prototypes[i]);
+  for (std::size_t i = 0; i < set.channels.size(); ++i) set.channels[i]->reset_to(*prototypes[i]);
   std::lock_guard lock(mutex_);
   if (spare_.size() < kMaxSpare) spare_.push_back(std::move(set));
 }

@@ -81,9 +81,14 @@ void PregelRun::init(const std::vector<StreamMode>& modes) {
     throw Error("graph '" + g_->name + "': interrupt_before/interrupt_after need a checkpointer, and this build has none");
 
   const std::size_t n = g_->channels.size();
-  owned_ = g_->channel_pool->acquire(*g_);
-  ch_.reserve(n);
-  for (const auto& c : owned_) ch_.push_back(c.get());
+  ChannelPool::Set set = g_->channel_pool->acquire(*g_);
+  owned_ = std::move(set.channels);
+  ch_ = std::move(set.ch);
+  version_ = std::move(set.version);
+  chan_mark_ = std::move(set.chan_mark);
+  node_mark_ = std::move(set.node_mark);
+  buckets_ = std::move(set.buckets);
+  seen_ = std::move(set.seen);
   version_.assign(n, 0);
   chan_mark_.assign(n, 0);
   buckets_.resize(n);
@@ -115,7 +120,11 @@ PregelRun::~PregelRun() {
     cv_.wait(lock, [&] { return step_done_; });
   }
   tasks_.clear();
-  if (!owned_.empty()) g_->channel_pool->release(std::move(owned_), g_->prototypes);
+  if (!owned_.empty()) {
+    ChannelPool::Set set{std::move(owned_),    std::move(ch_),      std::move(version_), std::move(chan_mark_),
+                         std::move(node_mark_), std::move(buckets_), std::move(seen_)};
+    g_->channel_pool->release(std::move(set), g_->prototypes);
+  }
 }
 
 const std::string& PregelRun::checkpoint_id() const {

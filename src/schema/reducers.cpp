@@ -4,6 +4,7 @@
 #include "internal/ids.hpp"
 #include "superstep/errors.hpp"
 #include "superstep/schema.hpp"
+#include "superstep/typed.hpp"
 
 namespace superstep {
 namespace {
@@ -178,6 +179,8 @@ Reducer::Reducer(Fn fn, std::string name)
 
 Reducer::Reducer(std::string name, Factory factory, std::optional<json> identity, bool append_only)
     : name_(std::move(name)), factory_(std::move(factory)), identity_(std::move(identity)), append_only_(append_only) {}
+
+std::string typed::add_messages::new_message_id() { return internal::uuid4(); }
 
 namespace reducers {
 const Reducer add("add", factory<AddReducer>(), std::nullopt, false);

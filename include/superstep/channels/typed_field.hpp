@@ -76,7 +76,10 @@ class FieldChannel final : public ValueChannel<FieldWrite<typename internal::Fie
     copy->slot_ = copy->own_.get();
     return copy;
   }
-  void reset_to(const Channel&) override {}  // the holder resets the struct
+  void reset_to(const Channel&) override {
+    // The holder resets the struct; a stateful reducer (add_messages' index) forgets its state.
+    if constexpr (requires { def_.reducer.reset(); }) def_.reducer.reset();
+  }
   std::optional<json> checkpoint() const override {
     if constexpr (std::is_constructible_v<json, const T&>) return json(*slot_);
     else throw CheckpointError("field '" + this->key() + "' has no to_json");
