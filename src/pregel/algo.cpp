@@ -37,11 +37,25 @@ class FreshView final : public StateSource {
 
 }  // namespace
 
-void PregelRun::plan_tasks() {
+void PregelRun::recycle_tasks() {
+  for (auto& t : tasks_) {
+    t->recycle();
+    spare_tasks_.push_back(std::move(t));
+  }
   tasks_.clear();
+}
+
+void PregelRun::plan_tasks() {
+  recycle_tasks();
   checkpoint_id_.clear();  // made on first use: most runs never need a task id
   auto make = [&](const NodeData& node) {
-    auto t = std::make_unique<PregelTask>();
+    std::unique_ptr<PregelTask> t;
+    if (!spare_tasks_.empty()) {
+      t = std::move(spare_tasks_.back());
+      spare_tasks_.pop_back();
+    } else {
+      t = std::make_unique<PregelTask>();
+    }
     t->run = this;
     t->node = &node;
     t->step = step_;
@@ -67,7 +81,8 @@ void PregelRun::plan_tasks() {
 
   // PULL tasks: only nodes subscribed to a channel updated by the last step, in name order.
   ++epoch_;
-  std::vector<int> candidates;
+  std::vector<int>& candidates = candidates_;
+  candidates.clear();
   for (int c : updated_)
     for (int n : g_->trigger_to_nodes[c])
       if (node_mark_[n] != epoch_) {

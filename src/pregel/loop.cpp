@@ -1,5 +1,6 @@
 // The superstep state machine (DESIGN §3, steps 1-7) and streaming.
 #include <algorithm>
+#include <atomic>
 
 #include "internal/ids.hpp"
 #include "pregel/run.hpp"
@@ -216,7 +217,20 @@ void PregelRun::advance() {
 }
 
 void PregelRun::dispatch() {
-  auto sr = std::make_shared<StepRun>();
+  std::shared_ptr<StepRun> sr;
+  if (spare_step_run_ && spare_step_run_.use_count() == 1) {
+    // No pool job of an earlier step still holds it: reuse. The fence pairs with the release
+    // in the last job's shared_ptr decrement, so its reads of the StepRun happen before ours.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    sr = spare_step_run_;
+    sr->tasks.clear();
+    sr->next = 0;
+    sr->inflight = 0;
+    sr->cancel = false;
+  } else {
+    sr = std::make_shared<StepRun>();
+    spare_step_run_ = sr;
+  }
   sr->run = this;
   sr->max_concurrency = config_.max_concurrency;
   sr->tasks.reserve(tasks_.size());
@@ -271,7 +285,7 @@ void PregelRun::finish_step() {
   }
   apply_writes();
   if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
-  tasks_.clear();
+  recycle_tasks();
   ++step_;
   phase_ = Phase::plan;
 }

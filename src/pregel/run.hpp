@@ -44,6 +44,11 @@ class TaskContext {
   std::size_t push_index = 0;
   /// The deterministic task id (computed on first use; callers are ordered by the step).
   const std::string& id() const;
+  void reset() {
+    push = false;
+    push_index = 0;
+    id_.clear();
+  }
 
  private:
   mutable std::string id_;
@@ -84,6 +89,21 @@ struct PregelTask : TaskContext {
     control.clear();
     sends.clear();
     stream_update = nullptr;
+  }
+  /// Makes a finished task reusable for another step (keeps its buffers' capacity).
+  void recycle() {
+    TaskContext::reset();
+    send_arg.reset();
+    typed_arg.reset();
+    view.reset();
+    input.reset();
+    runtime.reset();
+    attempt = 1;
+    clear_results();
+    error = nullptr;
+    error_from_node = false;
+    coro = {};
+    step_run.reset();
   }
 };
 
@@ -194,7 +214,11 @@ class PregelRun {
   int64_t stop_ = 0;
   WriteList typed_input_;
   std::vector<std::unique_ptr<PregelTask>> tasks_;
+  std::vector<std::unique_ptr<PregelTask>> spare_tasks_;   // finished tasks, reused by later steps
+  std::vector<int> candidates_;                            // scratch of plan_tasks
   std::shared_ptr<StepRun> step_run_;
+  std::shared_ptr<StepRun> spare_step_run_;                // reused when no pool job holds it
+  void recycle_tasks();
   mutable std::mutex checkpoint_id_mutex_;    // guards checkpoint_id_ (made on first use per step)
   mutable std::string checkpoint_id_;
   std::vector<PregelTask*> order_;            // scratch: the step's tasks in path order
