@@ -74,13 +74,23 @@ struct append {
 };
 /// LangGraph's add_messages for a container of message structs with a `std::string id`
 /// member: assigns ids to messages without one, replaces a message whose id exists, appends the
-/// rest. Keeps an id index per channel, so an update costs O(its messages). (Removal: use
+/// rest. An update costs O(its messages): an id index over the channel's messages is kept, and
+/// brought up to date only when an update carries ids (new ids cannot collide). (Removal: use
 /// Update::overwrite with the kept messages.)
 struct add_messages {
   template <class V>
   void operator()(V& current, V&& update) const {
     static_assert(requires(typename V::value_type m) { m.id = std::string(); },
                   "sp::typed::add_messages needs a container of messages with a std::string id member");
+    bool any_id = false;
+    for (const auto& m : update) any_id = any_id || !m.id.empty();
+    if (!any_id) {
+      for (auto& m : update) {
+        m.id = new_message_id();
+        current.push_back(std::move(m));
+      }
+      return;
+    }
     if (current.size() < indexed_) reset();
     for (; indexed_ < current.size(); ++indexed_)
       if (!current[indexed_].id.empty()) index_[current[indexed_].id] = indexed_;
@@ -96,7 +106,7 @@ struct add_messages {
     }
     indexed_ = current.size();
   }
-  /// A new run starts: forget the index.
+  /// The channel's value was replaced (a new run, an Overwrite, a restore): forget the index.
   void reset() const {
     index_.clear();
     indexed_ = 0;
@@ -176,6 +186,10 @@ constexpr std::size_t field_index() {
   }
 }
 
+/// The fields an Update<S> sets (defined in channels/typed_field.hpp).
+template <class S>
+class TypedBatchOf;
+
 }  // namespace internal
 
 /// A typed partial update of S: set any declared field (including to 0, false or empty), or
@@ -184,8 +198,12 @@ template <class S>
 class Update {
  public:
   Update() = default;
-  Update(Update&&) noexcept = default;
-  Update& operator=(Update&&) noexcept = default;
+  Update(Update&& other) noexcept : list_(std::move(other.list_)), batch_(std::exchange(other.batch_, nullptr)) {}
+  Update& operator=(Update&& other) noexcept {
+    list_ = std::move(other.list_);
+    batch_ = std::exchange(other.batch_, nullptr);
+    return *this;
+  }
 
   /// Sets field M to `v` (folded through the field's reducer, if any). Chains; on a temporary
   /// (`sp::Update<S>().set<...>(...)`) the chain stays an rvalue, so returning it moves.
@@ -216,7 +234,10 @@ class Update {
     return std::move(*this);
   }
   /// Engine use.
-  internal::WriteList take() && { return std::move(list_); }
+  internal::WriteList take() && {
+    batch_ = nullptr;
+    return std::move(list_);
+  }
 
  private:
   template <auto M, class V>
@@ -229,11 +250,15 @@ class Update {
                   "set<&S::field>: this member is not declared as a state field in SUPERSTEP_STATE");
     using T = typename internal::FieldAt<S, i>::Type;
     static_assert(std::is_constructible_v<T, V&&>, "set<&S::field>(value): the value's type does not convert to the field's type");
-    if (list_.writes.empty()) list_.writes.reserve(internal::field_count<S> < 64 ? internal::field_count<S> : 64);
-    list_.writes.emplace_back(static_cast<int>(i), Value::of(FieldWrite<T>{T(std::forward<V>(v)), overwrite}));
+    if (!batch_) {
+      list_.batch = internal::TypedBatchOf<S>::make();
+      batch_ = static_cast<internal::TypedBatchOf<S>*>(list_.batch.get());
+    }
+    batch_->template put<i>(T(std::forward<V>(v)), overwrite);
     return *this;
   }
   internal::WriteList list_;
+  internal::TypedBatchOf<S>* batch_ = nullptr;  // list_.batch, typed
 };
 
 /// A Send carrying a typed argument: the target node receives `arg` as its whole state.
@@ -254,3 +279,5 @@ Send send(std::string node, S arg) {
   struct superstep::StateTraits<Struct> {                  \
     static auto fields() { return std::tuple{__VA_ARGS__}; } \
   }
+
+#include "superstep/channels/typed_field.hpp"  // TypedBatchOf, used by Update<S>

@@ -79,11 +79,41 @@ struct Command {
   inline static const std::string PARENT = "__parent__";
 };
 
+class Channel;
+
 namespace internal {
-/// A typed node's update: the fields it sets as (field index, FieldWrite<T>) and its routing.
+/// A typed node's field writes kept by field (made by sp::Update<S>), so that the step's only
+/// task can fold them into the field channels without boxing each one.
+class TypedBatch {
+ public:
+  virtual ~TypedBatch() = default;
+  /// Drops any writes left and deletes the batch, or keeps it for reuse by this thread.
+  virtual void release() noexcept = 0;
+  struct Release {
+    void operator()(TypedBatch* b) const noexcept { b->release(); }
+  };
+  /// Moves the writes out as (field index, FieldWrite<T>) pairs; per field in the order made.
+  virtual void explode(std::vector<std::pair<int, Value>>& out) = 0;
+  /// Folds the writes straight into the field channels (`channels[i]` is field i's channel) and
+  /// sets `versions[i] = version` for each field that changed (field channels are never
+  /// triggers nor volatile, so that is all a bump is). Returns false, having done nothing, when
+  /// it cannot (a reducer field set twice): explode() then.
+  virtual bool apply(Channel* const* channels, uint64_t* versions, uint64_t version) = 0;
+};
+
+/// A typed node's update: the fields it sets, (field index, FieldWrite<T>) pairs and/or a
+/// batch, and its routing.
 struct WriteList {
   std::vector<std::pair<int, Value>> writes;
+  std::unique_ptr<TypedBatch, TypedBatch::Release> batch;
   Route go_to;
+  /// Moves the batch's writes into `writes`.
+  void flatten() {
+    if (batch) {
+      batch->explode(writes);
+      batch.reset();
+    }
+  }
 };
 }  // namespace internal
 

@@ -113,30 +113,59 @@ void PregelRun::plan_tasks() {
 
 void PregelRun::bump(int channel, uint64_t version, bool& any_trigger_updated) {
   version_[channel] = version;
+  const ChannelData& info = g_->channels[channel];
+  if (!info.is_trigger && !info.is_volatile) return;  // only triggers and volatile channels are tracked
   if (!ch_[channel]->is_available()) return;  // unavailable channels cannot trigger anything
   if (chan_mark_[channel] != epoch_) {
     chan_mark_[channel] = epoch_;
     updated_.push_back(channel);
-    if (g_->channels[channel].is_trigger) any_trigger_updated = true;
+    if (info.is_trigger) any_trigger_updated = true;
   }
+}
+
+bool PregelRun::distinct_keys(const std::vector<std::pair<int, Value>>& writes) {
+  if (!g_->typed || writes.size() < 2) return true;  // JSON updates are objects: distinct keys
+  if (dup_mark_.size() < ch_.size()) dup_mark_.assign(ch_.size(), 0);
+  ++dup_epoch_;
+  for (const auto& w : writes) {
+    if (dup_mark_[w.first] == dup_epoch_) return false;
+    dup_mark_[w.first] = dup_epoch_;
+  }
+  return true;
 }
 
 void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool control, uint64_t version,
                               bool& any_trigger) {
   if (!control && order.size() == 1) {
-    // One task: its state writes name distinct keys (they come from one JSON object), so each
-    // channel takes its single write in place, without grouping.
-    for (auto& [c, v] : order.front()->writes) {
-      bool changed = false;
+    PregelTask& t = *order.front();
+    auto rethrow = [&](const InvalidUpdateError& e) {
+      throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
+                               " (written by '" + t.node->name + "')");
+    };
+    if (t.batch) {
+      // A typed batch folds into the field channels directly (unless a field was set twice).
+      bool applied = false;
       try {
-        changed = ch_[c]->update_values(std::span<Value>(&v, 1));
+        applied = t.batch->apply(ch_.data(), version_.data(), version);
       } catch (const InvalidUpdateError& e) {
-        throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
-                                 " (written by '" + order.front()->node->name + "')");
+        rethrow(e);
       }
-      if (changed) bump(c, version, any_trigger);
+      if (!applied) t.batch->explode(t.writes);
+      t.batch.reset();
     }
-    return;
+    if (distinct_keys(t.writes)) {
+      // One task writing each key once: each channel takes its write in place, without grouping.
+      for (auto& [c, v] : t.writes) {
+        bool changed = false;
+        try {
+          changed = ch_[c]->update_values(std::span<Value>(&v, 1));
+        } catch (const InvalidUpdateError& e) {
+          rethrow(e);
+        }
+        if (changed) bump(c, version, any_trigger);
+      }
+      return;
+    }
   }
   touched_.clear();
   for (PregelTask* t : order) {
@@ -233,6 +262,14 @@ void PregelRun::apply_writes() {
     if (!t->push) order.push_back(t.get());
   for (auto& t : tasks_)
     if (t->push) order.push_back(t.get());
+
+  // Several tasks: their writes are grouped per channel, so typed batches become pairs.
+  if (order.size() > 1)
+    for (PregelTask* t : order)
+      if (t->batch) {
+        t->batch->explode(t->writes);
+        t->batch.reset();
+      }
 
   for (PregelTask* t : order) {
     if (t->push) continue;

@@ -64,6 +64,7 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, 
 PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, WriteList input, RunConfig config,
                      const std::vector<StreamMode>& modes)
     : g_(std::move(graph)), config_(std::move(config)), typed_input_(std::move(input)) {
+  typed_input_.flatten();
   if (!typed_input_.go_to.empty())
     throw InvalidUpdateError("graph '" + g_->name + "': the input of a run cannot route (go_to)");
   init(modes);

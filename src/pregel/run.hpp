@@ -76,6 +76,7 @@ struct PregelTask : TaskContext {
 
   // Results, written by the task's thread, read by the barrier.
   std::vector<std::pair<int, Value>> writes;  // state channel id, value
+  std::unique_ptr<TypedBatch, TypedBatch::Release> batch;  // typed field writes not yet flattened into `writes`
   std::vector<int> control;                   // branch / join channel ids
   std::vector<Send> sends;
   json stream_update;                         // what `updates` shows: the update or null
@@ -86,6 +87,7 @@ struct PregelTask : TaskContext {
 
   void clear_results() {
     writes.clear();
+    batch.reset();
     control.clear();
     sends.clear();
     stream_update = nullptr;
@@ -178,6 +180,7 @@ class PregelRun {
   void run_routers(PregelTask& t, const State& fresh);
   void apply_go_to(PregelTask& t, Route& go_to, const char* what);
   void init(const std::vector<StreamMode>& modes);
+  bool distinct_keys(const std::vector<std::pair<int, Value>>& writes);
   void apply_grouped(const std::vector<PregelTask*>& order, bool control, uint64_t version, bool& any_trigger);
 
   // runner.cpp
@@ -209,6 +212,8 @@ class PregelRun {
   uint32_t epoch_ = 0;
   std::vector<std::vector<Value>> buckets_;   // scratch: writes grouped per channel
   std::vector<int> touched_;
+  std::vector<uint32_t> dup_mark_;            // scratch of distinct_keys
+  uint32_t dup_epoch_ = 0;
 
   int64_t step_ = 0;
   int64_t stop_ = 0;

@@ -177,6 +177,10 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
   const NodeData& node = *t.node;
   const bool keep_copy = wants(StreamMode::updates);
   if (WriteList* typed = r.typed_writes()) {
+    // The field writes stay batched unless a stream part shows them (or the barrier must
+    // group them with other tasks' writes: apply_writes flattens then).
+    if (keep_copy || wants(StreamMode::tasks) || wants(StreamMode::debug)) typed->flatten();
+    else t.batch = std::move(typed->batch);
     if (keep_copy) {
       t.stream_update = json::object();
       for (const auto& [i, v] : typed->writes) t.stream_update[g_->state_keys[i]] = v.to_json();

@@ -25,3 +25,22 @@ struct Item {
   int i = 0;
   std::vector<std::string> trace;
 };
+
+/// A chat message for the typed add_messages tests.
+struct TMsg {
+  std::string id;
+  std::string text;
+  bool operator==(const TMsg&) const = default;
+};
+inline void to_json(superstep::json& j, const TMsg& m) { j = superstep::json{{"id", m.id}, {"text", m.text}}; }
+inline void from_json(const superstep::json& j, TMsg& m) {
+  m.id = j.value("id", "");
+  m.text = j.at("text").get<std::string>();
+}
+struct TChat {
+  std::vector<TMsg> messages;
+  int turns = 0;
+};
+SUPERSTEP_STATE(TChat,
+                SUPERSTEP_FIELD(TChat, messages, superstep::typed::add_messages{}),
+                SUPERSTEP_FIELD(TChat, turns, superstep::typed::add{}));

@@ -4,7 +4,12 @@
 // Like every channel, owned by one run and used by one thread at a time.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
 #include <typeinfo>
 
 #include "superstep/channels/channel.hpp"
@@ -61,6 +66,7 @@ class FieldChannel final : public ValueChannel<FieldWrite<typename internal::Fie
           if (seen_overwrite)
             throw InvalidUpdateError("at key '" + this->key() + "': can receive only one Overwrite value per step");
           *slot_ = std::move(w.value);
+          forget_reducer_state();
           seen_overwrite = true;
         } else if (!seen_overwrite) {
           def_.reduce(*slot_, std::move(w.value));
@@ -78,7 +84,7 @@ class FieldChannel final : public ValueChannel<FieldWrite<typename internal::Fie
   }
   void reset_to(const Channel&) override {
     // The holder resets the struct; a stateful reducer (add_messages' index) forgets its state.
-    if constexpr (requires { def_.reducer.reset(); }) def_.reducer.reset();
+    forget_reducer_state();
   }
   std::optional<json> checkpoint() const override {
     if constexpr (std::is_constructible_v<json, const T&>) return json(*slot_);
@@ -89,6 +95,7 @@ class FieldChannel final : public ValueChannel<FieldWrite<typename internal::Fie
     if constexpr (requires(const json& j) { j.template get<T>(); }) {
       try {
         *slot_ = saved->template get<T>();
+        forget_reducer_state();
       } catch (const json::exception& e) {
         throw CheckpointError("field '" + this->key() + "': stored value does not convert: " + e.what());
       }
@@ -98,9 +105,131 @@ class FieldChannel final : public ValueChannel<FieldWrite<typename internal::Fie
   }
 
  private:
+  /// The value was replaced wholesale: a stateful reducer (add_messages' id index) starts over.
+  void forget_reducer_state() {
+    if constexpr (requires { def_.reducer.reset(); }) def_.reducer.reset();
+  }
+
   Def def_;
   T* slot_;
   std::unique_ptr<T> own_;
 };
+
+namespace internal {
+
+/// The fields an Update<S> sets, one optional slot per field (a second write to a reducer
+/// field goes to `extra_`, after the slot, so both are folded in order).
+template <class S>
+class TypedBatchOf final : public TypedBatch {
+  using Idx = std::make_index_sequence<field_count<S>>;
+  template <std::size_t... I>
+  static auto slots_of(std::index_sequence<I...>)
+      -> std::tuple<std::optional<FieldWrite<typename FieldAt<S, I>::Type>>...>;
+
+  struct Pool {
+    std::vector<TypedBatchOf*> spare;
+    ~Pool() {
+      for (TypedBatchOf* b : spare) delete b;
+      spare.clear();
+      gone = true;
+    }
+    static inline thread_local bool gone = false;  // trivially destructible: safe to read at exit
+  };
+  static Pool& pool() {
+    static thread_local Pool p;
+    return p;
+  }
+  static constexpr std::size_t kMaxSpare = 16;
+
+ public:
+  /// A batch with no writes: a spare one of this thread, or a new one. (Batches are about as big
+  /// as S; reusing them keeps the allocator out of the hot path.)
+  static std::unique_ptr<TypedBatch, TypedBatch::Release> make() {
+    TypedBatchOf* b = nullptr;
+    if (!Pool::gone && !pool().spare.empty()) {
+      b = pool().spare.back();
+      pool().spare.pop_back();
+    } else {
+      b = new TypedBatchOf();
+    }
+    return std::unique_ptr<TypedBatch, TypedBatch::Release>(b);
+  }
+  void release() noexcept override {
+    if (set_ > 0) clear(Idx{});
+    set_ = 0;
+    extra_.clear();
+    if (!Pool::gone && pool().spare.size() < kMaxSpare) {
+      try {
+        pool().spare.push_back(this);
+        return;
+      } catch (...) {
+      }
+    }
+    delete this;
+  }
+
+  template <std::size_t I>
+  void put(typename FieldAt<S, I>::Type&& value, bool overwrite) {
+    auto& slot = std::get<I>(slots_);
+    if (!slot) {
+      ++set_;
+      slot.emplace(FieldWrite<typename FieldAt<S, I>::Type>{std::move(value), overwrite});
+    } else if constexpr (!FieldAt<S, I>::has_reducer) {
+      *slot = {std::move(value), overwrite};  // a plain field set twice in one update: the later value
+    } else {
+      extra_.emplace_back(static_cast<int>(I),
+                          Value::of(FieldWrite<typename FieldAt<S, I>::Type>{std::move(value), overwrite}));
+    }
+  }
+  void explode(std::vector<std::pair<int, Value>>& out) override {
+    if (set_ > 0) explode_slots(out, Idx{});
+    set_ = 0;
+    for (auto& w : extra_) out.push_back(std::move(w));
+    extra_.clear();
+  }
+  bool apply(Channel* const* channels, uint64_t* versions, uint64_t version) override {
+    if (!extra_.empty()) return false;
+    if (set_ > 0) apply_slots(channels, versions, version, Idx{});
+    set_ = 0;
+    return true;
+  }
+
+ private:
+  TypedBatchOf() = default;
+  template <std::size_t... I>
+  void clear(std::index_sequence<I...>) noexcept {
+    (std::get<I>(slots_).reset(), ...);
+  }
+  template <std::size_t... I>
+  void explode_slots(std::vector<std::pair<int, Value>>& out, std::index_sequence<I...>) {
+    (
+        [&] {
+          if (auto& slot = std::get<I>(slots_)) {
+            out.emplace_back(static_cast<int>(I), Value::of(std::move(*slot)));
+            slot.reset();
+          }
+        }(),
+        ...);
+  }
+  template <std::size_t... I>
+  void apply_slots(Channel* const* channels, uint64_t* versions, uint64_t version, std::index_sequence<I...>) {
+    (
+        [&] {
+          if (auto& slot = std::get<I>(slots_)) {
+            // Field I's channel is a FieldChannel<S, I> (final: the call is direct).
+            auto* ch = static_cast<FieldChannel<S, I>*>(channels[I]);
+            if (ch->update(std::span<FieldWrite<typename FieldAt<S, I>::Type>>(&*slot, 1))) versions[I] = version;
+            slot.reset();
+          }
+        }(),
+        ...);
+  }
+
+  decltype(slots_of(Idx{})) slots_;
+  std::size_t set_ = 0;  // slots holding a write
+  std::vector<std::pair<int, Value>> extra_;
+};
+
+}  // namespace internal
 
 }  // namespace superstep
