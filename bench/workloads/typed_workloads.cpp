@@ -349,6 +349,7 @@ Workload make_sequential_typed(int n) {
       std::vector<std::string> add{name};
       s.trace.insert(s.trace.end(), std::make_move_iterator(add.begin()), std::make_move_iterator(add.end()));
     }
+    keep(s);
   };
   w.nodes_run = n;
   w.supersteps = n + 1;
@@ -398,6 +399,7 @@ Workload make_fanout_typed(int n) {
       std::vector<int> add{arg.i * 2};
       results.insert(results.end(), add.begin(), add.end());
     }
+    keep(results);
   };
   w.nodes_run = n;
   w.supersteps = 2;
@@ -465,6 +467,7 @@ Workload make_react_loop_typed(int n) {
       for (auto& m : agent(s)) s.messages.push_back(std::move(m));
       for (auto& m : tools(s)) s.messages.push_back(std::move(m));
     }
+    keep(s);
   };
   w.nodes_run = 2L * n;
   w.supersteps = 2L * n + 1;
@@ -500,14 +503,20 @@ Workload make_wide_state_typed(int n) {
     for (int i = 0; i < 10; ++i) expect(out.*kL[i] == l[i], "l" + std::to_string(i));
   };
   w.direct = [n] {
+    // What the node bodies make (the 45 values and the 5 one-element lists), folded by hand.
     for (int i = 0; i < n; ++i) {
       Wide s;
       s.f0 = i;
       for (int k = 0; k < 10; ++k) {
         int v = k * 1000 + s.f0;
         for (int j = 0; j < 45; ++j) s.*kF[(10 * k + j) % 100] = v;
-        for (int j = 0; j < 5; ++j) (s.*kL[(k + j) % 10]).push_back(k);
+        for (int j = 0; j < 5; ++j) {
+          std::vector<int> add{k};
+          auto& list = s.*kL[(k + j) % 10];
+          list.insert(list.end(), add.begin(), add.end());
+        }
       }
+      keep(s);
     }
   };
   w.nodes_run = 10L * n;

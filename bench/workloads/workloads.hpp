@@ -9,6 +9,12 @@
 
 namespace bench {
 
+/// Keeps the compiler from dropping work whose result is `v` (direct baselines).
+template <class T>
+inline void keep(T& v) {
+  asm volatile("" : : "g"(&v) : "memory");
+}
+
 struct Workload {
   superstep::CompiledStateGraph app;
   double build_ms = 0;

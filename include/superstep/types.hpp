@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -99,6 +100,14 @@ class TypedBatch {
   /// triggers nor volatile, so that is all a bump is). Returns false, having done nothing, when
   /// it cannot (a reducer field set twice): explode() then.
   virtual bool apply(Channel* const* channels, uint64_t* versions, uint64_t version) = 0;
+  /// The several tasks of a step: folds the writes of `batches` (in task order, each of this
+  /// batch's type) into the field channels, all writes of a field in one update, as apply().
+  /// When a channel rejects its writes, `failed` names the field (its writers still report
+  /// writes(failed)) and the error propagates.
+  virtual void apply_together(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions,
+                              uint64_t version, int& failed) = 0;
+  /// Whether the batch holds a write to field `field`.
+  virtual bool writes(int field) const = 0;
 };
 
 /// A typed node's update: the fields it sets, (field index, FieldWrite<T>) pairs and/or a

@@ -123,6 +123,28 @@ void PregelRun::bump(int channel, uint64_t version, bool& any_trigger_updated) {
   }
 }
 
+bool PregelRun::apply_batches(const std::vector<PregelTask*>& order, uint64_t version) {
+  batches_.clear();
+  for (PregelTask* t : order) {
+    if (!t->writes.empty()) return false;
+    if (t->batch) batches_.push_back(t->batch.get());
+  }
+  if (batches_.empty()) return true;
+  int failed = -1;
+  try {
+    batches_.front()->apply_together(batches_, ch_.data(), version_.data(), version, failed);
+  } catch (const InvalidUpdateError& e) {
+    std::string writers;
+    for (PregelTask* t : order)
+      if (t->batch && failed >= 0 && t->batch->writes(failed))
+        writers += (writers.empty() ? "'" : ", '") + t->node->name + "'";
+    throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
+                             " (written by " + writers + ")");
+  }
+  for (PregelTask* t : order) t->batch.reset();
+  return true;
+}
+
 bool PregelRun::distinct_keys(const std::vector<std::pair<int, Value>>& writes) {
   if (!g_->typed || writes.size() < 2) return true;  // JSON updates are objects: distinct keys
   if (dup_mark_.size() < ch_.size()) dup_mark_.assign(ch_.size(), 0);
@@ -167,6 +189,12 @@ void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool contro
       return;
     }
   }
+  if (!control && g_->typed && apply_batches(order, version)) return;
+  for (PregelTask* t : order)
+    if (t->batch) {  // mixed with flattened writes: group everything as pairs
+      t->batch->explode(t->writes);
+      t->batch.reset();
+    }
   touched_.clear();
   for (PregelTask* t : order) {
     if (control) {
@@ -263,8 +291,11 @@ void PregelRun::apply_writes() {
   for (auto& t : tasks_)
     if (t->push) order.push_back(t.get());
 
-  // Several tasks: their writes are grouped per channel, so typed batches become pairs.
-  if (order.size() > 1)
+  // Routers of a step with several tasks see copies with their own task's writes: typed
+  // batches become pairs for that.
+  bool any_router = false;
+  for (PregelTask* t : order) any_router = any_router || !t->node->branches.empty();
+  if (order.size() > 1 && any_router)
     for (PregelTask* t : order)
       if (t->batch) {
         t->batch->explode(t->writes);
@@ -280,8 +311,6 @@ void PregelRun::apply_writes() {
   // Routers see the state plus their own task's writes only. Where another task of this step
   // wrote a key, copy that key's pre-step channel and apply this task's writes to the copy.
   std::vector<std::vector<std::pair<int, std::unique_ptr<Channel>>>> overlays;
-  bool any_router = false;
-  for (PregelTask* t : order) any_router = any_router || !t->node->branches.empty();
   // Typed state: a router whose task has siblings that wrote gets a copy of the struct with only
   // its own task's writes folded in.
   std::vector<std::shared_ptr<const void>> typed_fresh;

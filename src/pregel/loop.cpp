@@ -253,12 +253,22 @@ void PregelRun::dispatch() {
     if (config_.max_concurrency > 0)
       helpers = std::min<std::size_t>(helpers, inline_tasks_ ? config_.max_concurrency - 1 : config_.max_concurrency);
   }
+  sr->solo = helpers == 0 && n == 1 && (inline_tasks_ || start_step) && !tasks_.front()->node->fn.is_async();
   for (std::size_t i = 0; i < helpers; ++i) g_->executor->submit([sr] { sr->work(); });
   if (inline_tasks_ || start_step) sr->work();
 }
 
 void PregelRun::wait_for_step() {
   std::unique_lock lock(mutex_);
+  if (step_run_ && step_run_->solo && step_done_) {
+    // Finished on this thread: nothing to wait for; collect what the task emitted.
+    while (!shared_parts_.empty()) {
+      ready_.push_back(std::move(shared_parts_.front()));
+      shared_parts_.pop_front();
+    }
+    phase_ = Phase::barrier;
+    return;
+  }
   cv_.wait(lock, [&] { return step_done_ || !shared_parts_.empty(); });
   while (!shared_parts_.empty()) {
     ready_.push_back(std::move(shared_parts_.front()));

@@ -118,6 +118,7 @@ struct StepRun {
   alignas(64) std::atomic<std::size_t> remaining{0};
   alignas(64) std::atomic<int> inflight{0};
   int max_concurrency = 0;
+  bool solo = false;  // one plain task run on the consumer's thread, no pool job: no locking
   std::atomic<bool> cancel{false};
   /// Claims and runs tasks until none is left (or the concurrency cap is reached).
   void work();
@@ -181,6 +182,9 @@ class PregelRun {
   void apply_go_to(PregelTask& t, Route& go_to, const char* what);
   void init(const std::vector<StreamMode>& modes);
   bool distinct_keys(const std::vector<std::pair<int, Value>>& writes);
+  /// Typed steps with several tasks: folds their batches per field. False when some task's
+  /// writes are already pairs.
+  bool apply_batches(const std::vector<PregelTask*>& order, uint64_t version);
   void apply_grouped(const std::vector<PregelTask*>& order, bool control, uint64_t version, bool& any_trigger);
 
   // runner.cpp
@@ -212,6 +216,7 @@ class PregelRun {
   uint32_t epoch_ = 0;
   std::vector<std::vector<Value>> buckets_;   // scratch: writes grouped per channel
   std::vector<int> touched_;
+  std::vector<TypedBatch*> batches_;          // scratch of apply_batches
   std::vector<uint32_t> dup_mark_;            // scratch of distinct_keys
   uint32_t dup_epoch_ = 0;
 

@@ -232,7 +232,7 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
 }
 
 void PregelRun::task_finished(PregelTask& t) {
-  std::shared_ptr<StepRun> sr = t.step_run;
+  StepRun* sr = t.step_run.get();  // kept alive by step_run_ (and by pool jobs holding it)
   if (t.error) sr->cancel = true;
   if (!t.node->is_start) {
     if (!t.error && wants(StreamMode::updates))
@@ -241,6 +241,10 @@ void PregelRun::task_finished(PregelTask& t) {
   }
   if (sr->max_concurrency > 0) sr->inflight.fetch_sub(1);
   if (sr->remaining.fetch_sub(1) == 1) {
+    if (sr->solo) {
+      step_done_ = true;  // the consumer's own thread ran the step's only task: nobody waits
+      return;
+    }
     std::lock_guard lock(mutex_);
     step_done_ = true;
     cv_.notify_all();

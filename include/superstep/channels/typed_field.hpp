@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -187,6 +188,20 @@ class TypedBatchOf final : public TypedBatch {
     for (auto& w : extra_) out.push_back(std::move(w));
     extra_.clear();
   }
+  void apply_together(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions,
+                      uint64_t version, int& failed) override {
+    together(batches, channels, versions, version, failed, Idx{});
+    for (TypedBatch* b : batches) {
+      auto* tb = static_cast<TypedBatchOf*>(b);
+      tb->set_ = 0;
+      tb->extra_.clear();
+    }
+  }
+  bool writes(int field) const override {
+    bool found = false;
+    for (const auto& e : extra_) found = found || e.first == field;
+    return found || writes_slot(field, Idx{});
+  }
   bool apply(Channel* const* channels, uint64_t* versions, uint64_t version) override {
     if (!extra_.empty()) return false;
     if (set_ > 0) apply_slots(channels, versions, version, Idx{});
@@ -223,6 +238,37 @@ class TypedBatchOf final : public TypedBatch {
           }
         }(),
         ...);
+  }
+
+  template <std::size_t... I>
+  bool writes_slot(int field, std::index_sequence<I...>) const {
+    return ((static_cast<int>(I) == field && std::get<I>(slots_).has_value()) || ...);
+  }
+  template <std::size_t... I>
+  void together(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions, uint64_t version,
+                int& failed, std::index_sequence<I...>) {
+    (together_field<I>(batches, channels, versions, version, failed), ...);
+  }
+  /// Field I's writes of every batch, in batch order (a batch's slot, then its extra writes).
+  template <std::size_t I>
+  void together_field(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions,
+                      uint64_t version, int& failed) {
+    using W = FieldWrite<typename FieldAt<S, I>::Type>;
+    std::vector<W> ws;
+    for (TypedBatch* b : batches) {
+      auto* tb = static_cast<TypedBatchOf*>(b);
+      if (auto& slot = std::get<I>(tb->slots_)) {
+        if (ws.empty()) ws.reserve(batches.size());
+        ws.push_back(std::move(*slot));  // the slot stays engaged until the update succeeds
+      }
+      for (auto& e : tb->extra_)
+        if (e.first == static_cast<int>(I)) ws.push_back(std::move(e.second.template as<W>()));
+    }
+    if (ws.empty()) return;
+    failed = static_cast<int>(I);
+    if (static_cast<FieldChannel<S, I>*>(channels[I])->update(std::span<W>(ws))) versions[I] = version;
+    failed = -1;
+    for (TypedBatch* b : batches) std::get<I>(static_cast<TypedBatchOf*>(b)->slots_).reset();
   }
 
   decltype(slots_of(Idx{})) slots_;
