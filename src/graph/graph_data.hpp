@@ -59,6 +59,13 @@ struct NodeData {
   std::vector<char> output_mask;         // per state key; empty = may write all keys
 };
 
+struct PregelTask;
+/// Deletes a task (defined beside PregelTask, in the pregel layer).
+struct TaskDeleter {
+  void operator()(PregelTask* t) const noexcept;
+};
+using TaskPtr = std::unique_ptr<PregelTask, TaskDeleter>;
+
 /// Spare channel sets of finished runs, reset to the prototypes, so a run does not allocate
 /// its channels anew. Thread-safe.
 class ChannelPool {
@@ -73,11 +80,15 @@ class ChannelPool {
     std::vector<uint32_t> node_mark;
     std::vector<std::vector<Value>> buckets;
     std::vector<std::vector<uint64_t>> seen;
+    // The run's scratch, kept for its capacity.
+    std::vector<TaskPtr> spare_tasks;
+    std::vector<int> updated, live_volatile, candidates, touched;
+    std::vector<PregelTask*> order;
   };
   /// A set equal to the prototypes: a spare one, or fresh clones.
   Set acquire(const struct GraphData& graph);
   /// Resets `set` to the prototypes (freeing its values) and keeps it for a later run.
-  void release(Set set, const std::vector<std::unique_ptr<Channel>>& prototypes);
+  void release(Set set, const struct GraphData& graph);
 
  private:
   static constexpr std::size_t kMaxSpare = 8;
@@ -92,6 +103,8 @@ struct GraphData {
   int start_channel = -1;
   std::vector<ChannelData> channels;                 // state keys first, in schema order
   std::vector<std::unique_ptr<Channel>> prototypes;  // cloned into each run
+  std::vector<uint64_t> initial_version;              // per channel: 1 if the prototype holds a value
+  std::vector<int> resettable_channels;               // channels whose reset_to() does something
   std::unique_ptr<ChannelPool> channel_pool = std::make_unique<ChannelPool>();
   std::shared_ptr<const TypedModel> typed;           // set for typed state (TypedStateGraph)
   int holder_channel = -1;                           // typed: the channel owning the struct

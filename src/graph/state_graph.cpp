@@ -155,8 +155,8 @@ internal::ChannelPool::Set internal::ChannelPool::acquire(const GraphData& graph
   return set;
 }
 
-void internal::ChannelPool::release(Set set, const std::vector<std::unique_ptr<Channel>>& prototypes) {
-  for (std::size_t i = 0; i < set.channels.size(); ++i) set.channels[i]->reset_to(*prototypes[i]);
+void internal::ChannelPool::release(Set set, const GraphData& graph) {
+  for (int i : graph.resettable_channels) set.channels[i]->reset_to(*graph.prototypes[i]);
   std::lock_guard lock(mutex_);
   if (spare_.size() < kMaxSpare) spare_.push_back(std::move(set));
 }
@@ -386,6 +386,12 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
   }
   for (auto& list : g->trigger_to_nodes)
     std::sort(list.begin(), list.end(), [&](int a, int c) { return g->nodes[a].rank < g->nodes[c].rank; });
+  // A run starts with version 1 on channels that hold a value (defaults), 0 elsewhere.
+  g->initial_version.assign(g->prototypes.size(), 0);
+  for (std::size_t i = 0; i < g->prototypes.size(); ++i) {
+    if (g->prototypes[i]->is_available()) g->initial_version[i] = 1;
+    if (g->prototypes[i]->resettable()) g->resettable_channels.push_back(static_cast<int>(i));
+  }
 
   // --- reachability (a warning: Sends and Command.go_to without `ends` can reach any node) ---
   std::vector<char> reached(g->nodes.size(), 0);

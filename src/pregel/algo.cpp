@@ -49,12 +49,12 @@ void PregelRun::plan_tasks() {
   recycle_tasks();
   checkpoint_id_.clear();  // made on first use: most runs never need a task id
   auto make = [&](const NodeData& node) {
-    std::unique_ptr<PregelTask> t;
+    TaskPtr t;
     if (!spare_tasks_.empty()) {
       t = std::move(spare_tasks_.back());
       spare_tasks_.pop_back();
     } else {
-      t = std::make_unique<PregelTask>();
+      t.reset(new PregelTask());
     }
     t->run = this;
     t->node = &node;

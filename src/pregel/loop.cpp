@@ -91,15 +91,18 @@ void PregelRun::init(const std::vector<StreamMode>& modes) {
   node_mark_ = std::move(set.node_mark);
   buckets_ = std::move(set.buckets);
   seen_ = std::move(set.seen);
-  version_.assign(n, 0);
+  spare_tasks_ = std::move(set.spare_tasks);
+  updated_ = std::move(set.updated);
+  live_volatile_ = std::move(set.live_volatile);
+  candidates_ = std::move(set.candidates);
+  touched_ = std::move(set.touched);
+  order_ = std::move(set.order);
+  version_ = g_->initial_version;  // channels that start with a value count as written by the input step
   chan_mark_.assign(n, 0);
   buckets_.resize(n);
   node_mark_.assign(g_->nodes.size(), 0);
   seen_.resize(g_->nodes.size());
   for (const auto& nd : g_->nodes) seen_[nd.id].assign(nd.triggers.size(), 0);
-  // Channels that start with a value (defaults) count as written by the input step.
-  for (std::size_t i = 0; i < n; ++i)
-    if (ch_[i]->is_available()) version_[i] = 1;
 
   // The input step (-1): the input goes to __start__ (typed input waits in typed_input_ and
   // __start__ only triggers); step 0 runs the __start__ task.
@@ -121,13 +124,18 @@ PregelRun::~PregelRun() {
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return step_done_; });
   }
-  tasks_.clear();
-  if (!owned_.empty()) {
-    ChannelPool::Set set{std::move(owned_),    std::move(ch_),      std::move(version_), std::move(chan_mark_),
-                         std::move(node_mark_), std::move(buckets_), std::move(seen_)};
-    g_->channel_pool->release(std::move(set), g_->prototypes);
-  }
+  if (owned_.empty()) return;
+  recycle_tasks();
+  constexpr std::size_t kMaxSpareTasks = 1024;
+  if (spare_tasks_.size() > kMaxSpareTasks) spare_tasks_.resize(kMaxSpareTasks);
+  ChannelPool::Set set{std::move(owned_),      std::move(ch_),       std::move(version_),       std::move(chan_mark_),
+                       std::move(node_mark_),  std::move(buckets_),  std::move(seen_),          std::move(spare_tasks_),
+                       std::move(updated_),    std::move(live_volatile_), std::move(candidates_), std::move(touched_),
+                       std::move(order_)};
+  g_->channel_pool->release(std::move(set), *g_);
 }
+
+void TaskDeleter::operator()(PregelTask* t) const noexcept { delete t; }
 
 const std::string& PregelRun::checkpoint_id() const {
   std::lock_guard lock(checkpoint_id_mutex_);
@@ -218,20 +226,22 @@ void PregelRun::advance() {
 }
 
 void PregelRun::dispatch() {
-  std::shared_ptr<StepRun> sr;
+  // Stores to the StepRun are relaxed: pool jobs see them through the pool's queue (a mutex),
+  // and an inline step runs on this thread.
+  constexpr auto relaxed = std::memory_order_relaxed;
   if (spare_step_run_ && spare_step_run_.use_count() == 1) {
     // No pool job of an earlier step still holds it: reuse. The fence pairs with the release
     // in the last job's shared_ptr decrement, so its reads of the StepRun happen before ours.
     std::atomic_thread_fence(std::memory_order_acquire);
-    sr = spare_step_run_;
-    sr->tasks.clear();
-    sr->next = 0;
-    sr->inflight = 0;
-    sr->cancel = false;
+    spare_step_run_->tasks.clear();
+    spare_step_run_->next.store(0, relaxed);
+    spare_step_run_->inflight.store(0, relaxed);
+    spare_step_run_->cancel.store(false, relaxed);
   } else {
-    sr = std::make_shared<StepRun>();
-    spare_step_run_ = sr;
+    spare_step_run_ = std::make_shared<StepRun>();
   }
+  step_run_ = spare_step_run_;
+  StepRun* sr = step_run_.get();
   sr->run = this;
   sr->max_concurrency = config_.max_concurrency;
   sr->tasks.reserve(tasks_.size());
@@ -239,9 +249,8 @@ void PregelRun::dispatch() {
     sr->tasks.push_back(t.get());
     t->step_run = sr;
   }
-  sr->remaining = tasks_.size();
+  sr->remaining.store(tasks_.size(), relaxed);
   step_done_ = false;
-  step_run_ = sr;
   phase_ = Phase::running;
 
   const std::size_t n = tasks_.size();
@@ -254,7 +263,7 @@ void PregelRun::dispatch() {
       helpers = std::min<std::size_t>(helpers, inline_tasks_ ? config_.max_concurrency - 1 : config_.max_concurrency);
   }
   sr->solo = helpers == 0 && n == 1 && (inline_tasks_ || start_step) && !tasks_.front()->node->fn.is_async();
-  for (std::size_t i = 0; i < helpers; ++i) g_->executor->submit([sr] { sr->work(); });
+  for (std::size_t i = 0; i < helpers; ++i) g_->executor->submit([job = step_run_] { job->work(); });
   if (inline_tasks_ || start_step) sr->work();
 }
 

@@ -83,7 +83,7 @@ struct PregelTask : TaskContext {
   std::exception_ptr error;
   bool error_from_node = false;               // wrap in NodeError (vs an engine error)
   Task<NodeResult> coro;
-  std::shared_ptr<StepRun> step_run;
+  StepRun* step_run = nullptr;             // the dispatched step (owned by the run's step_run_)
 
   void clear_results() {
     writes.clear();
@@ -105,7 +105,7 @@ struct PregelTask : TaskContext {
     error = nullptr;
     error_from_node = false;
     coro = {};
-    step_run.reset();
+    step_run = nullptr;
   }
 };
 
@@ -223,8 +223,8 @@ class PregelRun {
   int64_t step_ = 0;
   int64_t stop_ = 0;
   WriteList typed_input_;
-  std::vector<std::unique_ptr<PregelTask>> tasks_;
-  std::vector<std::unique_ptr<PregelTask>> spare_tasks_;   // finished tasks, reused by later steps
+  std::vector<TaskPtr> tasks_;
+  std::vector<TaskPtr> spare_tasks_;                       // finished tasks, reused by later steps and runs
   std::vector<int> candidates_;                            // scratch of plan_tasks
   std::shared_ptr<StepRun> step_run_;
   std::shared_ptr<StepRun> spare_step_run_;                // reused when no pool job holds it

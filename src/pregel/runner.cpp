@@ -147,10 +147,12 @@ void PregelRun::on_async_done(PregelTask& t) {
       return;
     }
   }
-  std::shared_ptr<StepRun> sr = t.step_run;
+  // Hold the step (read before task_finished: the consumer replaces step_run_ only after the
+  // step's last task has finished).
+  std::shared_ptr<StepRun> sr = t.step_run->max_concurrency > 0 ? step_run_ : nullptr;
   task_finished(t);
   // This thread freed a concurrency slot: keep the step going if tasks are waiting for one.
-  if (sr->max_concurrency > 0) sr->work();
+  if (sr) sr->work();
 }
 
 void PregelRun::apply_go_to(PregelTask& t, Route& go_to, const char* what) {
@@ -232,7 +234,7 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
 }
 
 void PregelRun::task_finished(PregelTask& t) {
-  StepRun* sr = t.step_run.get();  // kept alive by step_run_ (and by pool jobs holding it)
+  StepRun* sr = t.step_run;  // kept alive by step_run_ (and by pool jobs holding it)
   if (t.error) sr->cancel = true;
   if (!t.node->is_start) {
     if (!t.error && wants(StreamMode::updates))

@@ -43,6 +43,8 @@ class Channel {
   /// Makes this channel equal to `prototype` without allocating a new channel (runs reuse
   /// channel sets). Requires: `prototype` is of the same class, made by the same graph.
   virtual void reset_to(const Channel& prototype) = 0;
+  /// False when reset_to() has nothing to do (the engine then skips the call).
+  virtual bool resettable() const noexcept { return true; }
   /// The value to persist, or nullopt when there is nothing to store.
   virtual std::optional<json> checkpoint() const = 0;
   /// Restores what checkpoint() returned. Throws: CheckpointError on a value of the wrong shape.

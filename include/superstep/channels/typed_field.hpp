@@ -87,6 +87,7 @@ class FieldChannel final : public ValueChannel<FieldWrite<typename internal::Fie
     // The holder resets the struct; a stateful reducer (add_messages' index) forgets its state.
     forget_reducer_state();
   }
+  bool resettable() const noexcept override { return requires { def_.reducer.reset(); }; }
   std::optional<json> checkpoint() const override {
     if constexpr (std::is_constructible_v<json, const T&>) return json(*slot_);
     else throw CheckpointError("field '" + this->key() + "' has no to_json");
