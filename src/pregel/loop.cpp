@@ -240,8 +240,8 @@ void PregelRun::dispatch() {
   } else {
     spare_step_run_ = std::make_shared<StepRun>();
   }
-  step_run_ = spare_step_run_;
-  StepRun* sr = step_run_.get();
+  step_run_ = spare_step_run_.get();
+  StepRun* sr = step_run_;
   sr->run = this;
   sr->max_concurrency = config_.max_concurrency;
   sr->tasks.reserve(tasks_.size());
@@ -263,14 +263,14 @@ void PregelRun::dispatch() {
       helpers = std::min<std::size_t>(helpers, inline_tasks_ ? config_.max_concurrency - 1 : config_.max_concurrency);
   }
   sr->solo = helpers == 0 && n == 1 && (inline_tasks_ || start_step) && !tasks_.front()->node->fn.is_async();
-  for (std::size_t i = 0; i < helpers; ++i) g_->executor->submit([job = step_run_] { job->work(); });
+  for (std::size_t i = 0; i < helpers; ++i) g_->executor->submit([job = spare_step_run_] { job->work(); });
   if (inline_tasks_ || start_step) sr->work();
 }
 
 void PregelRun::wait_for_step() {
-  std::unique_lock lock(mutex_);
   if (step_run_ && step_run_->solo && step_done_) {
-    // Finished on this thread: nothing to wait for; collect what the task emitted.
+    // Finished on this thread, which alone touched the step's state: no lock, no wait; collect
+    // what the task emitted.
     while (!shared_parts_.empty()) {
       ready_.push_back(std::move(shared_parts_.front()));
       shared_parts_.pop_front();
@@ -278,6 +278,7 @@ void PregelRun::wait_for_step() {
     phase_ = Phase::barrier;
     return;
   }
+  std::unique_lock lock(mutex_);
   cv_.wait(lock, [&] { return step_done_ || !shared_parts_.empty(); });
   while (!shared_parts_.empty()) {
     ready_.push_back(std::move(shared_parts_.front()));
@@ -287,7 +288,7 @@ void PregelRun::wait_for_step() {
 }
 
 void PregelRun::finish_step() {
-  step_run_.reset();
+  step_run_ = nullptr;
   // A failed task fails the step: nothing is applied. The first failure in plan order wins.
   for (const auto& t : tasks_) {
     if (!t->error) continue;

@@ -226,7 +226,7 @@ class PregelRun {
   std::vector<TaskPtr> tasks_;
   std::vector<TaskPtr> spare_tasks_;                       // finished tasks, reused by later steps and runs
   std::vector<int> candidates_;                            // scratch of plan_tasks
-  std::shared_ptr<StepRun> step_run_;
+  StepRun* step_run_ = nullptr;                            // the running step (owned by spare_step_run_)
   std::shared_ptr<StepRun> spare_step_run_;                // reused when no pool job holds it
   void recycle_tasks();
   mutable std::mutex checkpoint_id_mutex_;    // guards checkpoint_id_ (made on first use per step)

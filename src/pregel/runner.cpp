@@ -147,9 +147,9 @@ void PregelRun::on_async_done(PregelTask& t) {
       return;
     }
   }
-  // Hold the step (read before task_finished: the consumer replaces step_run_ only after the
+  // Hold the step (read before task_finished: the consumer replaces spare_step_run_ only after the
   // step's last task has finished).
-  std::shared_ptr<StepRun> sr = t.step_run->max_concurrency > 0 ? step_run_ : nullptr;
+  std::shared_ptr<StepRun> sr = t.step_run->max_concurrency > 0 ? spare_step_run_ : nullptr;
   task_finished(t);
   // This thread freed a concurrency slot: keep the step going if tasks are waiting for one.
   if (sr) sr->work();
