@@ -158,6 +158,16 @@ bool PregelRun::distinct_keys(const std::vector<std::pair<int, Value>>& writes) 
 
 void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool control, uint64_t version,
                               bool& any_trigger) {
+  if (control && order.size() == 1) {
+    // One task's branch and join writes: each channel takes them one by one (the same branch
+    // written twice, by an edge and a go_to, ends the same either way).
+    PregelTask& t = *order.front();
+    for (int c : t.control) {
+      Value v = g_->channels[c].role == ChannelRole::join ? json(t.node->name) : json(nullptr);
+      if (ch_[c]->update_values(std::span<Value>(&v, 1))) bump(c, version, any_trigger);
+    }
+    return;
+  }
   if (!control && order.size() == 1) {
     PregelTask& t = *order.front();
     auto rethrow = [&](const InvalidUpdateError& e) {

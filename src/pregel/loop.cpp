@@ -263,6 +263,11 @@ void PregelRun::dispatch() {
       helpers = std::min<std::size_t>(helpers, inline_tasks_ ? config_.max_concurrency - 1 : config_.max_concurrency);
   }
   sr->solo = helpers == 0 && n == 1 && (inline_tasks_ || start_step) && !tasks_.front()->node->fn.is_async();
+  if (sr->solo) {
+    sr->next.store(1, relaxed);
+    start_task(*tasks_.front());  // no claiming, no counting: this thread alone runs the step
+    return;
+  }
   for (std::size_t i = 0; i < helpers; ++i) g_->executor->submit([job = spare_step_run_] { job->work(); });
   if (inline_tasks_ || start_step) sr->work();
 }

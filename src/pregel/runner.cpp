@@ -241,12 +241,12 @@ void PregelRun::task_finished(PregelTask& t) {
       emit(StreamMode::updates, json{{t.node->name, std::move(t.stream_update)}});
     emit_task_result(t);
   }
+  if (sr->solo) {
+    step_done_ = true;  // the consumer's own thread ran the step's only task: nobody waits
+    return;
+  }
   if (sr->max_concurrency > 0) sr->inflight.fetch_sub(1);
   if (sr->remaining.fetch_sub(1) == 1) {
-    if (sr->solo) {
-      step_done_ = true;  // the consumer's own thread ran the step's only task: nobody waits
-      return;
-    }
     std::lock_guard lock(mutex_);
     step_done_ = true;
     cv_.notify_all();
