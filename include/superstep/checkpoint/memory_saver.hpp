@@ -1,0 +1,33 @@
+// InMemorySaver: checkpoints in this process's memory (LangGraph's MemorySaver). For tests and
+// short-lived runs; everything is lost when it is destroyed.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "superstep/checkpoint/saver.hpp"
+
+namespace superstep {
+
+class InMemorySaver final : public CheckpointSaver {
+ public:
+  InMemorySaver();
+  ~InMemorySaver() override;
+  CheckpointConfig put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
+                       const json& new_versions) override;
+  void put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
+                  const std::string& task_id, const std::string& task_path = "") override;
+  std::optional<CheckpointTuple> get_tuple(const CheckpointConfig& config) override;
+  std::vector<CheckpointTuple> list(const CheckpointQuery& query) override;
+  void delete_thread(const std::string& thread_id) override;
+  void copy_thread(const std::string& from, const std::string& to) override;
+  void prune(const std::vector<std::string>& thread_ids, bool keep_latest = true) override;
+
+ private:
+  struct Data;
+  std::mutex mutex_;
+  std::unique_ptr<Data> data_;
+};
+
+}  // namespace superstep

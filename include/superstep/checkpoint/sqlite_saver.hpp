@@ -1,0 +1,42 @@
+// SqliteSaver: checkpoints in one SQLite file (WAL mode), the embedded default
+// (`superstep.db`). Several savers, threads and processes may use one file; SQLite serialises
+// the writers. Schema: docs/checkpoint_schema.md. Target superstep::sqlite.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "superstep/checkpoint/saver.hpp"
+
+namespace superstep {
+
+class SqliteSaver final : public CheckpointSaver {
+ public:
+  /// Opens (creating if needed) the database at `path` (":memory:" for a private in-memory
+  /// one) and brings its schema up to date. Throws: CheckpointError naming the path.
+  explicit SqliteSaver(const std::string& path = "superstep.db");
+  ~SqliteSaver() override;
+  SqliteSaver(const SqliteSaver&) = delete;
+  SqliteSaver& operator=(const SqliteSaver&) = delete;
+
+  CheckpointConfig put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
+                       const json& new_versions) override;
+  void put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
+                  const std::string& task_id, const std::string& task_path = "") override;
+  std::optional<CheckpointTuple> get_tuple(const CheckpointConfig& config) override;
+  std::vector<CheckpointTuple> list(const CheckpointQuery& query) override;
+  void delete_thread(const std::string& thread_id) override;
+  void copy_thread(const std::string& from, const std::string& to) override;
+  void prune(const std::vector<std::string>& thread_ids, bool keep_latest = true) override;
+
+  /// Removes every row (tests).
+  void clear();
+  /// The schema version this build writes.
+  static int schema_version();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace superstep

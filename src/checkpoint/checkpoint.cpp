@@ -1,0 +1,157 @@
+// Checkpoint data: JSON forms and the parts every saver shares.
+#include "superstep/checkpoint/checkpoint.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "checkpoint/saver_common.hpp"
+#include "superstep/errors.hpp"
+
+namespace superstep {
+
+json CheckpointConfig::to_json() const {
+  json c = {{"thread_id", thread_id}, {"checkpoint_ns", checkpoint_ns}};
+  if (checkpoint_id) c["checkpoint_id"] = *checkpoint_id;
+  return json{{"configurable", std::move(c)}};
+}
+
+CheckpointConfig CheckpointConfig::from_json(const json& config) {
+  if (!config.is_object() || !config.contains("configurable") || !config["configurable"].is_object())
+    throw CheckpointError("config has no 'configurable' object");
+  const json& c = config["configurable"];
+  CheckpointConfig out;
+  auto text = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  if (!c.contains("thread_id") || c["thread_id"].is_null()) throw CheckpointError("config has no thread_id");
+  out.thread_id = text(c["thread_id"]);
+  if (c.contains("checkpoint_ns") && !c["checkpoint_ns"].is_null()) out.checkpoint_ns = text(c["checkpoint_ns"]);
+  if (c.contains("checkpoint_id") && !c["checkpoint_id"].is_null()) out.checkpoint_id = text(c["checkpoint_id"]);
+  return out;
+}
+
+json Checkpoint::to_json() const {
+  json j = extra.is_object() ? extra : json::object();
+  j["v"] = v;
+  j["id"] = id;
+  j["ts"] = ts;
+  j["channel_values"] = channel_values;
+  j["channel_versions"] = channel_versions;
+  j["versions_seen"] = versions_seen;
+  if (!updated_channels.is_null()) j["updated_channels"] = updated_channels;
+  return j;
+}
+
+Checkpoint Checkpoint::from_json(const json& j) {
+  if (!j.is_object()) throw CheckpointError("a checkpoint must be a JSON object, got " + j.dump().substr(0, 80));
+  Checkpoint c;
+  c.extra = json::object();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    const json& v = it.value();
+    if (k == "v") c.v = v.is_number_integer() ? v.get<int>() : 4;
+    else if (k == "id") c.id = v.is_string() ? v.get<std::string>() : v.dump();
+    else if (k == "ts") c.ts = v.is_string() ? v.get<std::string>() : v.dump();
+    else if (k == "channel_values") c.channel_values = v.is_object() ? v : json::object();
+    else if (k == "channel_versions") c.channel_versions = v.is_object() ? v : json::object();
+    else if (k == "versions_seen") c.versions_seen = v.is_object() ? v : json::object();
+    else if (k == "updated_channels") c.updated_channels = v;
+    else c.extra[k] = v;
+  }
+  if (c.id.empty()) throw CheckpointError("a checkpoint needs an id");
+  return c;
+}
+
+json CheckpointTuple::to_json() const {
+  json writes = json::array();
+  for (const auto& w : pending_writes) writes.push_back(json::array({w.task_id, w.channel, w.value}));
+  return json{{"config", config.to_json()},
+              {"checkpoint", checkpoint.to_json()},
+              {"metadata", metadata},
+              {"parent_config", parent_config ? parent_config->to_json() : json(nullptr)},
+              {"pending_writes", std::move(writes)}};
+}
+
+namespace internal {
+
+int write_index(const std::string& channel, int i) {
+  if (channel == kErrorChannel) return -1;
+  if (channel == kScheduledChannel) return -2;
+  if (channel == kInterruptChannel) return -3;
+  if (channel == kResumeChannel) return -4;
+  return i;
+}
+
+void sort_writes(std::vector<StoredWrite>& writes) {
+  std::stable_sort(writes.begin(), writes.end(), [](const StoredWrite& a, const StoredWrite& b) {
+    return std::tie(a.task_path, a.task_id, a.idx) < std::tie(b.task_path, b.task_id, b.idx);
+  });
+}
+
+bool matches_filter(const json& metadata, const json& filter) {
+  if (!filter.is_object()) return true;
+  for (auto it = filter.begin(); it != filter.end(); ++it) {
+    if (!metadata.is_object()) return false;
+    auto m = metadata.find(it.key());
+    if (m == metadata.end() || *m != it.value()) return false;
+  }
+  return true;
+}
+
+bool matches_query(const CheckpointQuery& q, const std::string& thread, const std::string& ns, const std::string& id) {
+  if (q.thread_id && *q.thread_id != thread) return false;
+  if (q.checkpoint_ns && *q.checkpoint_ns != ns) return false;
+  if (q.checkpoint_id && *q.checkpoint_id != id) return false;
+  if (q.before && !(id < *q.before)) return false;
+  return true;
+}
+
+json stored_checkpoint(const Checkpoint& checkpoint) {
+  json j = checkpoint.to_json();
+  j.erase("channel_values");
+  return j;
+}
+
+void require_thread(const CheckpointConfig& config, const char* operation) {
+  if (config.thread_id.empty()) throw CheckpointError(std::string(operation) + ": config has no thread_id");
+}
+
+CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, const std::string& id,
+                           const json& stored, const json& metadata, const std::optional<std::string>& parent,
+                           const std::function<std::optional<json>(const std::string&, const json&)>& value_of,
+                           std::vector<StoredWrite> writes,
+                           const std::function<std::vector<StoredWrite>()>& parent_writes) {
+  CheckpointTuple t;
+  try {
+    t.checkpoint = Checkpoint::from_json(stored);
+  } catch (const CheckpointError& e) {
+    throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored checkpoint is unreadable: " + e.what());
+  }
+  t.checkpoint.channel_values = json::object();
+  for (auto it = t.checkpoint.channel_versions.begin(); it != t.checkpoint.channel_versions.end(); ++it)
+    if (auto v = value_of(it.key(), it.value())) t.checkpoint.channel_values[it.key()] = std::move(*v);
+  if (t.checkpoint.v < 4 && parent) {
+    // Format 3 kept pending Sends as __pregel_tasks writes on the parent checkpoint.
+    json sends = json::array();
+    auto pw = parent_writes();
+    sort_writes(pw);
+    for (auto& w : pw)
+      if (w.channel == kTasksChannel) sends.push_back(std::move(w.value));
+    t.checkpoint.channel_values[kTasksChannel] = std::move(sends);
+    json max_version = 1;
+    bool any = false;
+    for (auto it = t.checkpoint.channel_versions.begin(); it != t.checkpoint.channel_versions.end(); ++it)
+      if (!any || it.value() > max_version) {
+        max_version = it.value();
+        any = true;
+      }
+    t.checkpoint.channel_versions[kTasksChannel] = max_version;
+  }
+  t.config = CheckpointConfig{thread, ns, id};
+  t.metadata = metadata.is_null() ? json::object() : metadata;
+  if (parent) t.parent_config = CheckpointConfig{thread, ns, *parent};
+  sort_writes(writes);
+  for (auto& w : writes) t.pending_writes.push_back(PendingWrite{std::move(w.task_id), std::move(w.channel), std::move(w.value)});
+  return t;
+}
+
+}  // namespace internal
+}  // namespace superstep

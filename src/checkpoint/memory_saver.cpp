@@ -1,0 +1,161 @@
+// InMemorySaver: the storage contract over std::maps (ordered, so ids sort as strings).
+#include "superstep/checkpoint/memory_saver.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "checkpoint/saver_common.hpp"
+#include "superstep/errors.hpp"
+
+namespace superstep {
+
+using internal::StoredWrite;
+
+struct InMemorySaver::Data {
+  struct Saved {
+    json checkpoint;  // without channel_values
+    json metadata;
+    std::optional<std::string> parent;
+  };
+  using ThreadNs = std::pair<std::string, std::string>;
+  std::map<ThreadNs, std::map<std::string, Saved>> checkpoints;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, json> blobs;  // thread, ns, channel, version
+  std::map<std::tuple<std::string, std::string, std::string>, std::map<std::pair<std::string, int>, StoredWrite>> writes;
+
+  std::vector<StoredWrite> writes_of(const std::string& t, const std::string& ns, const std::string& id) const {
+    std::vector<StoredWrite> out;
+    auto it = writes.find({t, ns, id});
+    if (it != writes.end())
+      for (const auto& [k, w] : it->second) out.push_back(w);
+    return out;
+  }
+  CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const Saved& s) const {
+    return internal::make_tuple(
+        t, ns, id, s.checkpoint, s.metadata, s.parent,
+        [&](const std::string& ch, const json& version) -> std::optional<json> {
+          auto b = blobs.find({t, ns, ch, version.dump()});
+          if (b == blobs.end()) return std::nullopt;
+          return b->second;
+        },
+        writes_of(t, ns, id), [&] { return writes_of(t, ns, *s.parent); });
+  }
+  template <class Map, class Pred>
+  static void erase_if(Map& m, Pred pred) {
+    for (auto it = m.begin(); it != m.end();) it = pred(it->first) ? m.erase(it) : std::next(it);
+  }
+};
+
+InMemorySaver::InMemorySaver() : data_(std::make_unique<Data>()) {}
+InMemorySaver::~InMemorySaver() = default;
+
+CheckpointConfig InMemorySaver::put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
+                                    const json& new_versions) {
+  internal::require_thread(config, "put");
+  std::lock_guard lock(mutex_);
+  const std::string& t = config.thread_id;
+  const std::string& ns = config.checkpoint_ns;
+  if (new_versions.is_object())
+    for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
+      auto v = checkpoint.channel_values.find(it.key());
+      if (v != checkpoint.channel_values.end()) data_->blobs[{t, ns, it.key(), it.value().dump()}] = *v;
+    }
+  data_->checkpoints[{t, ns}][checkpoint.id] = Data::Saved{internal::stored_checkpoint(checkpoint), metadata,
+                                                           config.checkpoint_id};
+  return CheckpointConfig{t, ns, checkpoint.id};
+}
+
+void InMemorySaver::put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
+                               const std::string& task_id, const std::string& task_path) {
+  internal::require_thread(config, "put_writes");
+  if (!config.checkpoint_id) throw CheckpointError("put_writes: config has no checkpoint_id (thread '" + config.thread_id + "')");
+  std::lock_guard lock(mutex_);
+  auto& m = data_->writes[{config.thread_id, config.checkpoint_ns, *config.checkpoint_id}];
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    const auto& [channel, value] = writes[i];
+    int idx = internal::write_index(channel, static_cast<int>(i));
+    std::pair<std::string, int> key{task_id, idx};
+    if (idx >= 0 && m.count(key)) continue;  // regular writes: the first one saved stays
+    m[key] = StoredWrite{task_id, idx, channel, value, task_path};
+  }
+}
+
+std::optional<CheckpointTuple> InMemorySaver::get_tuple(const CheckpointConfig& config) {
+  std::lock_guard lock(mutex_);
+  auto it = data_->checkpoints.find({config.thread_id, config.checkpoint_ns});
+  if (it == data_->checkpoints.end() || it->second.empty()) return std::nullopt;
+  if (config.checkpoint_id) {
+    auto c = it->second.find(*config.checkpoint_id);
+    if (c == it->second.end()) return std::nullopt;
+    return data_->load(config.thread_id, config.checkpoint_ns, c->first, c->second);
+  }
+  auto last = std::prev(it->second.end());
+  return data_->load(config.thread_id, config.checkpoint_ns, last->first, last->second);
+}
+
+std::vector<CheckpointTuple> InMemorySaver::list(const CheckpointQuery& query) {
+  std::lock_guard lock(mutex_);
+  std::vector<CheckpointTuple> out;
+  for (const auto& [key, by_id] : data_->checkpoints) {
+    for (auto it = by_id.rbegin(); it != by_id.rend(); ++it) {
+      if (!internal::matches_query(query, key.first, key.second, it->first)) continue;
+      if (!internal::matches_filter(it->second.metadata, query.filter)) continue;
+      if (query.limit && out.size() >= *query.limit) return out;
+      out.push_back(data_->load(key.first, key.second, it->first, it->second));
+    }
+  }
+  return out;
+}
+
+void InMemorySaver::delete_thread(const std::string& thread_id) {
+  std::lock_guard lock(mutex_);
+  Data::erase_if(data_->checkpoints, [&](const auto& k) { return k.first == thread_id; });
+  Data::erase_if(data_->blobs, [&](const auto& k) { return std::get<0>(k) == thread_id; });
+  Data::erase_if(data_->writes, [&](const auto& k) { return std::get<0>(k) == thread_id; });
+}
+
+void InMemorySaver::copy_thread(const std::string& from, const std::string& to) {
+  delete_thread(to);
+  std::lock_guard lock(mutex_);
+  std::vector<std::pair<Data::ThreadNs, std::map<std::string, Data::Saved>>> cps;
+  for (const auto& [k, v] : data_->checkpoints)
+    if (k.first == from) cps.emplace_back(Data::ThreadNs{to, k.second}, v);
+  for (auto& [k, v] : cps) data_->checkpoints[k] = std::move(v);
+  std::vector<std::pair<std::tuple<std::string, std::string, std::string, std::string>, json>> blobs;
+  for (const auto& [k, v] : data_->blobs)
+    if (std::get<0>(k) == from) blobs.emplace_back(std::tuple{to, std::get<1>(k), std::get<2>(k), std::get<3>(k)}, v);
+  for (auto& [k, v] : blobs) data_->blobs[k] = std::move(v);
+  std::vector<std::pair<std::tuple<std::string, std::string, std::string>, std::map<std::pair<std::string, int>, StoredWrite>>> ws;
+  for (const auto& [k, v] : data_->writes)
+    if (std::get<0>(k) == from) ws.emplace_back(std::tuple{to, std::get<1>(k), std::get<2>(k)}, v);
+  for (auto& [k, v] : ws) data_->writes[k] = std::move(v);
+}
+
+void InMemorySaver::prune(const std::vector<std::string>& thread_ids, bool keep_latest) {
+  for (const auto& t : thread_ids) {
+    if (!keep_latest) {
+      delete_thread(t);
+      continue;
+    }
+    std::lock_guard lock(mutex_);
+    for (auto& [k, by_id] : data_->checkpoints) {
+      if (k.first != t || by_id.size() < 2) continue;
+      const std::string keep = std::prev(by_id.end())->first;
+      Data::Saved kept = by_id[keep];
+      kept.parent.reset();
+      json versions = kept.checkpoint.value("channel_versions", json::object());
+      by_id.clear();
+      by_id[keep] = std::move(kept);
+      const std::string ns = k.second;
+      Data::erase_if(data_->blobs, [&](const auto& b) {
+        if (std::get<0>(b) != t || std::get<1>(b) != ns) return false;
+        auto v = versions.find(std::get<2>(b));
+        return v == versions.end() || v->dump() != std::get<3>(b);
+      });
+      Data::erase_if(data_->writes, [&](const auto& w) {
+        return std::get<0>(w) == t && std::get<1>(w) == ns && std::get<2>(w) != keep;
+      });
+    }
+  }
+}
+
+}  // namespace superstep

@@ -1,0 +1,402 @@
+// SqliteSaver: the storage contract in SQLite (schema in docs/checkpoint_schema.md). One
+// connection per saver, guarded by a mutex; WAL so readers in other processes are not blocked;
+// a busy timeout so writers from several processes take turns.
+#include "superstep/checkpoint/sqlite_saver.hpp"
+
+#include <sqlite3.h>
+
+#include <mutex>
+
+#include "checkpoint/saver_common.hpp"
+#include "superstep/errors.hpp"
+
+namespace superstep {
+
+using internal::StoredWrite;
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+const char* const kMigrations[] = {
+    // 1: the three tables of the contract.
+    R"sql(
+CREATE TABLE IF NOT EXISTS checkpoints (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL DEFAULT '',
+  checkpoint_id TEXT NOT NULL,
+  parent_checkpoint_id TEXT,
+  checkpoint TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+);
+CREATE TABLE IF NOT EXISTS checkpoint_blobs (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL DEFAULT '',
+  channel TEXT NOT NULL,
+  version TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
+);
+CREATE TABLE IF NOT EXISTS checkpoint_writes (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL DEFAULT '',
+  checkpoint_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  value TEXT NOT NULL,
+  task_path TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+);
+)sql",
+};
+
+/// A prepared statement, reset on scope exit.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
+      throw CheckpointError(std::string("sqlite: cannot prepare statement: ") + sqlite3_errmsg(db));
+  }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  Stmt& reset() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+    return *this;
+  }
+  Stmt& bind(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind(int i, int v) {
+    sqlite3_bind_int(s_, i, v);
+    return *this;
+  }
+  Stmt& bind_null(int i) {
+    sqlite3_bind_null(s_, i);
+    return *this;
+  }
+  /// Steps once: true when a row is ready.
+  bool step() {
+    int rc = sqlite3_step(s_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw CheckpointError(std::string("sqlite: ") + sqlite3_errmsg(db_));
+  }
+  void run() {
+    while (step()) {
+    }
+  }
+  std::string text(int col) const {
+    const unsigned char* p = sqlite3_column_text(s_, col);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
+             : std::string();
+  }
+  bool is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+  int integer(int col) const { return sqlite3_column_int(s_, col); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_ = nullptr;
+};
+
+json parse_stored(const std::string& text, const std::string& what, const std::string& thread, const std::string& id) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored " + what +
+                          " is corrupt or truncated (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+struct SqliteSaver::Impl {
+  std::string path;
+  sqlite3* db = nullptr;
+  std::mutex mutex;
+
+  void exec(const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string msg = err ? err : "unknown error";
+      sqlite3_free(err);
+      throw CheckpointError("sqlite '" + path + "': " + msg);
+    }
+  }
+  /// Runs `fn` in a write transaction (BEGIN IMMEDIATE: takes the write lock up front).
+  template <class F>
+  void write(F&& fn) {
+    exec("BEGIN IMMEDIATE");
+    try {
+      fn();
+      exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+  std::vector<StoredWrite> writes_of(const std::string& t, const std::string& ns, const std::string& id) {
+    Stmt s(db,
+           "SELECT task_id, idx, channel, value, task_path FROM checkpoint_writes "
+           "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
+    s.bind(1, t).bind(2, ns).bind(3, id);
+    std::vector<StoredWrite> out;
+    while (s.step())
+      out.push_back(StoredWrite{s.text(0), s.integer(1), s.text(2), parse_stored(s.text(3), "pending write", t, id),
+                                s.text(4)});
+    return out;
+  }
+  CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const std::string& cp,
+                       const std::string& md, const std::optional<std::string>& parent) {
+    Stmt blob(db,
+              "SELECT value FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND channel = ?3 AND "
+              "version = ?4");
+    return internal::make_tuple(
+        t, ns, id, parse_stored(cp, "checkpoint", t, id), parse_stored(md, "metadata", t, id), parent,
+        [&](const std::string& ch, const json& version) -> std::optional<json> {
+          blob.reset().bind(1, t).bind(2, ns).bind(3, ch).bind(4, version.dump());
+          if (!blob.step()) return std::nullopt;
+          return parse_stored(blob.text(0), "value of channel '" + ch + "'", t, id);
+        },
+        writes_of(t, ns, id), [&] { return writes_of(t, ns, *parent); });
+  }
+};
+
+SqliteSaver::SqliteSaver(const std::string& path) : impl_(std::make_unique<Impl>()) {
+  impl_->path = path;
+  int rc = sqlite3_open_v2(path.c_str(), &impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = impl_->db ? sqlite3_errmsg(impl_->db) : "out of memory";
+    sqlite3_close(impl_->db);
+    throw CheckpointError("sqlite: cannot open '" + path + "': " + msg);
+  }
+  try {
+    sqlite3_busy_timeout(impl_->db, 10000);
+    impl_->exec("PRAGMA journal_mode = WAL");
+    impl_->exec("PRAGMA synchronous = NORMAL");
+    impl_->exec("PRAGMA foreign_keys = ON");
+    // Migrations, versioned in the database (PRAGMA user_version), applied under the write lock
+    // so two processes opening a new file do not race.
+    impl_->write([&] {
+      int have = 0;
+      {
+        Stmt v(impl_->db, "PRAGMA user_version");
+        if (v.step()) have = v.integer(0);
+      }
+      if (have > kSchemaVersion)
+        throw CheckpointError("sqlite '" + path + "': schema version " + std::to_string(have) +
+                              " is newer than this build's (" + std::to_string(kSchemaVersion) + ")");
+      for (int m = have; m < kSchemaVersion; ++m) impl_->exec(kMigrations[m]);
+      impl_->exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
+    });
+  } catch (...) {
+    sqlite3_close(impl_->db);
+    throw;
+  }
+}
+
+SqliteSaver::~SqliteSaver() { sqlite3_close(impl_->db); }
+
+int SqliteSaver::schema_version() { return kSchemaVersion; }
+
+CheckpointConfig SqliteSaver::put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
+                                  const json& new_versions) {
+  internal::require_thread(config, "put");
+  const std::string& t = config.thread_id;
+  const std::string& ns = config.checkpoint_ns;
+  std::string stored = internal::stored_checkpoint(checkpoint).dump();
+  std::string md = (metadata.is_null() ? json::object() : metadata).dump();
+  std::lock_guard lock(impl_->mutex);
+  impl_->write([&] {
+    if (new_versions.is_object()) {
+      Stmt blob(impl_->db,
+                "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value) "
+                "VALUES (?1, ?2, ?3, ?4, ?5)");
+      for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
+        auto v = checkpoint.channel_values.find(it.key());
+        if (v == checkpoint.channel_values.end()) continue;
+        blob.reset().bind(1, t).bind(2, ns).bind(3, it.key()).bind(4, it.value().dump()).bind(5, v->dump());
+        blob.run();
+      }
+    }
+    Stmt cp(impl_->db,
+            "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
+            "checkpoint, metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    cp.bind(1, t).bind(2, ns).bind(3, checkpoint.id).bind(5, stored).bind(6, md);
+    if (config.checkpoint_id) cp.bind(4, *config.checkpoint_id);
+    else cp.bind_null(4);
+    cp.run();
+  });
+  return CheckpointConfig{t, ns, checkpoint.id};
+}
+
+void SqliteSaver::put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
+                             const std::string& task_id, const std::string& task_path) {
+  internal::require_thread(config, "put_writes");
+  if (!config.checkpoint_id)
+    throw CheckpointError("put_writes: config has no checkpoint_id (thread '" + config.thread_id + "')");
+  std::lock_guard lock(impl_->mutex);
+  impl_->write([&] {
+    Stmt upsert(impl_->db,
+                "INSERT OR REPLACE INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, "
+                "channel, value, task_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    Stmt insert(impl_->db,
+                "INSERT OR IGNORE INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, "
+                "channel, value, task_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    for (std::size_t i = 0; i < writes.size(); ++i) {
+      const auto& [channel, value] = writes[i];
+      int idx = internal::write_index(channel, static_cast<int>(i));
+      Stmt& s = idx < 0 ? upsert : insert;  // special channels are upserted, others kept as first saved
+      s.reset()
+          .bind(1, config.thread_id)
+          .bind(2, config.checkpoint_ns)
+          .bind(3, *config.checkpoint_id)
+          .bind(4, task_id)
+          .bind(5, idx)
+          .bind(6, channel)
+          .bind(7, value.dump())
+          .bind(8, task_path);
+      s.run();
+    }
+  });
+}
+
+std::optional<CheckpointTuple> SqliteSaver::get_tuple(const CheckpointConfig& config) {
+  std::lock_guard lock(impl_->mutex);
+  const char* sql = config.checkpoint_id
+                        ? "SELECT checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
+                          "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3"
+                        : "SELECT checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
+                          "WHERE thread_id = ?1 AND checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1";
+  Stmt s(impl_->db, sql);
+  s.bind(1, config.thread_id).bind(2, config.checkpoint_ns);
+  if (config.checkpoint_id) s.bind(3, *config.checkpoint_id);
+  if (!s.step()) return std::nullopt;
+  std::optional<std::string> parent;
+  if (!s.is_null(3)) parent = s.text(3);
+  return impl_->load(config.thread_id, config.checkpoint_ns, s.text(0), s.text(1), s.text(2), parent);
+}
+
+std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
+  std::lock_guard lock(impl_->mutex);
+  std::string sql =
+      "SELECT thread_id, checkpoint_ns, checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
+      "WHERE 1 = 1";
+  if (q.thread_id) sql += " AND thread_id = ?1";
+  if (q.checkpoint_ns) sql += " AND checkpoint_ns = ?2";
+  if (q.checkpoint_id) sql += " AND checkpoint_id = ?3";
+  if (q.before) sql += " AND checkpoint_id < ?4";
+  sql += " ORDER BY thread_id, checkpoint_ns, checkpoint_id DESC";
+  Stmt s(impl_->db, sql.c_str());
+  if (q.thread_id) s.bind(1, *q.thread_id);
+  if (q.checkpoint_ns) s.bind(2, *q.checkpoint_ns);
+  if (q.checkpoint_id) s.bind(3, *q.checkpoint_id);
+  if (q.before) s.bind(4, *q.before);
+  std::vector<CheckpointTuple> out;
+  while (s.step()) {
+    std::string t = s.text(0), ns = s.text(1), id = s.text(2);
+    json md = parse_stored(s.text(4), "metadata", t, id);
+    if (!internal::matches_filter(md, q.filter)) continue;
+    if (q.limit && out.size() >= *q.limit) break;
+    std::optional<std::string> parent;
+    if (!s.is_null(5)) parent = s.text(5);
+    out.push_back(impl_->load(t, ns, id, s.text(3), s.text(4), parent));
+  }
+  return out;
+}
+
+void SqliteSaver::delete_thread(const std::string& thread_id) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->write([&] {
+    for (const char* table : {"checkpoints", "checkpoint_blobs", "checkpoint_writes"}) {
+      Stmt s(impl_->db, (std::string("DELETE FROM ") + table + " WHERE thread_id = ?1").c_str());
+      s.bind(1, thread_id).run();
+    }
+  });
+}
+
+void SqliteSaver::copy_thread(const std::string& from, const std::string& to) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->write([&] {
+    for (const char* table : {"checkpoints", "checkpoint_blobs", "checkpoint_writes"}) {
+      Stmt del(impl_->db, (std::string("DELETE FROM ") + table + " WHERE thread_id = ?1").c_str());
+      del.bind(1, to).run();
+    }
+    Stmt(impl_->db,
+         "INSERT INTO checkpoints SELECT ?2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata "
+         "FROM checkpoints WHERE thread_id = ?1")
+        .bind(1, from)
+        .bind(2, to)
+        .run();
+    Stmt(impl_->db,
+         "INSERT INTO checkpoint_blobs SELECT ?2, checkpoint_ns, channel, version, value FROM checkpoint_blobs "
+         "WHERE thread_id = ?1")
+        .bind(1, from)
+        .bind(2, to)
+        .run();
+    Stmt(impl_->db,
+         "INSERT INTO checkpoint_writes SELECT ?2, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, "
+         "task_path FROM checkpoint_writes WHERE thread_id = ?1")
+        .bind(1, from)
+        .bind(2, to)
+        .run();
+  });
+}
+
+void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_latest) {
+  for (const auto& t : thread_ids) {
+    if (!keep_latest) {
+      delete_thread(t);
+      continue;
+    }
+    std::lock_guard lock(impl_->mutex);
+    impl_->write([&] {
+      // Per namespace: keep the newest checkpoint, its writes, and the values its versions name.
+      Stmt latest(impl_->db,
+                  "SELECT checkpoint_ns, MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ?1 GROUP BY checkpoint_ns");
+      latest.bind(1, t);
+      std::vector<std::pair<std::string, std::string>> keep;
+      while (latest.step()) keep.emplace_back(latest.text(0), latest.text(1));
+      for (const auto& [ns, id] : keep) {
+        std::string cp;
+        {
+          Stmt get(impl_->db, "SELECT checkpoint FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
+          get.bind(1, t).bind(2, ns).bind(3, id);
+          if (get.step()) cp = get.text(0);
+        }
+        json versions = parse_stored(cp, "checkpoint", t, id).value("channel_versions", json::object());
+        Stmt(impl_->db, "DELETE FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id <> ?3")
+            .bind(1, t).bind(2, ns).bind(3, id).run();
+        Stmt(impl_->db, "UPDATE checkpoints SET parent_checkpoint_id = NULL WHERE thread_id = ?1 AND checkpoint_ns = ?2")
+            .bind(1, t).bind(2, ns).run();
+        Stmt(impl_->db, "DELETE FROM checkpoint_writes WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id <> ?3")
+            .bind(1, t).bind(2, ns).bind(3, id).run();
+        std::vector<std::pair<std::string, std::string>> blobs;
+        {
+          Stmt all(impl_->db, "SELECT channel, version FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2");
+          all.bind(1, t).bind(2, ns);
+          while (all.step()) blobs.emplace_back(all.text(0), all.text(1));
+        }
+        Stmt drop(impl_->db,
+                  "DELETE FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND channel = ?3 AND version = ?4");
+        for (const auto& [ch, ver] : blobs) {
+          auto v = versions.find(ch);
+          if (v != versions.end() && v->dump() == ver) continue;
+          drop.reset().bind(1, t).bind(2, ns).bind(3, ch).bind(4, ver).run();
+        }
+      }
+    });
+  }
+}
+
+void SqliteSaver::clear() {
+  std::lock_guard lock(impl_->mutex);
+  impl_->write([&] { impl_->exec("DELETE FROM checkpoints; DELETE FROM checkpoint_blobs; DELETE FROM checkpoint_writes;"); });
+}
+
+}  // namespace superstep

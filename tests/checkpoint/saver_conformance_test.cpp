@@ -1,0 +1,247 @@
+// One conformance suite over every CheckpointSaver (DESIGN §3's storage contract).
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <functional>
+
+#include "test_util.hpp"
+#include <superstep/checkpoint/memory_saver.hpp>
+#include <superstep/checkpoint/sqlite_saver.hpp>
+
+namespace {
+
+struct SaverCase {
+  std::string name;
+  std::function<std::shared_ptr<sp::CheckpointSaver>(const std::string& scratch)> make;
+};
+
+std::string scratch_file(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("superstep_saver_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto path = dir / (name + ".db");
+  std::filesystem::remove(path);
+  std::filesystem::remove(path.string() + "-wal");
+  std::filesystem::remove(path.string() + "-shm");
+  return path.string();
+}
+
+sp::Checkpoint cp(const std::string& id, json values, json versions) {
+  sp::Checkpoint c;
+  c.id = id;
+  c.ts = "2026-11-22T00:00:00.000Z";
+  c.channel_values = std::move(values);
+  c.channel_versions = std::move(versions);
+  c.versions_seen = {{"node", {{"a", 1}}}};
+  return c;
+}
+
+class SaverConformance : public ::testing::TestWithParam<SaverCase> {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string(info->name());
+    for (char& ch : name)
+      if (ch == '/') ch = '_';
+    saver = GetParam().make(scratch_file(name));
+  }
+  std::shared_ptr<sp::CheckpointSaver> saver;
+};
+
+TEST_P(SaverConformance, PutThenGetLatestAndById) {
+  EXPECT_FALSE(saver->get_tuple({"t1", "", std::nullopt}).has_value());
+  auto c1 = saver->put({"t1", "", std::nullopt}, cp("0001", {{"a", 1}, {"b", "x"}}, {{"a", 1}, {"b", 1}}),
+                       {{"source", "input"}, {"step", -1}}, {{"a", 1}, {"b", 1}});
+  EXPECT_EQ(c1.checkpoint_id, "0001");
+  auto c2 = saver->put(c1, cp("0002", {{"a", 2}, {"b", "x"}}, {{"a", 2}, {"b", 1}}), {{"source", "loop"}, {"step", 0}},
+                       {{"a", 2}});
+  auto latest = saver->get_tuple({"t1", "", std::nullopt});
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->checkpoint.id, "0002");
+  // "b" was not in new_versions: its value comes from the version-1 blob written before.
+  EXPECT_EQ(latest->checkpoint.channel_values, json({{"a", 2}, {"b", "x"}}));
+  EXPECT_EQ(latest->checkpoint.versions_seen, json({{"node", {{"a", 1}}}}));
+  EXPECT_EQ(latest->metadata, json({{"source", "loop"}, {"step", 0}}));
+  ASSERT_TRUE(latest->parent_config);
+  EXPECT_EQ(latest->parent_config->checkpoint_id, "0001");
+  auto first = saver->get_tuple({"t1", "", "0001"});
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->checkpoint.channel_values, json({{"a", 1}, {"b", "x"}}));
+  EXPECT_FALSE(first->parent_config);
+  EXPECT_FALSE(saver->get_tuple({"t1", "", "nope"}).has_value());
+  EXPECT_FALSE(saver->get_tuple({"t1", "other-ns", std::nullopt}).has_value());
+}
+
+TEST_P(SaverConformance, ValuesAreStoredOnlyForNewVersions) {
+  saver->put({"t", "", std::nullopt}, cp("1", {{"a", "kept"}}, {{"a", 1}}), json::object(), json::object());
+  auto t = saver->get_tuple({"t", "", std::nullopt});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.channel_values, json::object());  // never stored: no value
+  EXPECT_EQ(t->checkpoint.channel_versions, json({{"a", 1}}));
+}
+
+TEST_P(SaverConformance, PendingWritesKeepTheFirstAndUpsertSpecialChannels) {
+  auto c = saver->put({"t", "", std::nullopt}, cp("1", json::object(), json::object()), json::object(), json::object());
+  saver->put_writes(c, {{"a", 1}, {"b", 2}}, "task-b", "~1");
+  saver->put_writes(c, {{"a", 99}}, "task-b", "~1");  // same slot: the first stays
+  saver->put_writes(c, {{"x", "first"}}, "task-a", "~0");
+  saver->put_writes(c, {{sp::kInterruptChannel, "old"}}, "task-a", "~0");
+  saver->put_writes(c, {{sp::kInterruptChannel, "new"}}, "task-a", "~0");  // special: replaced
+  auto t = saver->get_tuple(c);
+  ASSERT_TRUE(t);
+  std::vector<std::tuple<std::string, std::string, json>> got;
+  for (const auto& w : t->pending_writes) got.emplace_back(w.task_id, w.channel, w.value);
+  std::vector<std::tuple<std::string, std::string, json>> want = {{"task-a", sp::kInterruptChannel, "new"},
+                                                                   {"task-a", "x", "first"},
+                                                                   {"task-b", "a", 1},
+                                                                   {"task-b", "b", 2}};
+  EXPECT_EQ(got, want);
+  EXPECT_THROW(saver->put_writes({"t", "", std::nullopt}, {{"a", 1}}, "task"), sp::CheckpointError);
+}
+
+TEST_P(SaverConformance, ListNewestFirstWithFilterBeforeAndLimit) {
+  for (std::string thread : {"t2", "t1"}) {
+    sp::CheckpointConfig parent{thread, "", std::nullopt};
+    for (int i = 1; i <= 4; ++i) {
+      std::string id = "000" + std::to_string(i);
+      parent = saver->put(parent, cp(id, {{"n", i}}, {{"n", i}}),
+                          {{"source", i == 1 ? "input" : "loop"}, {"step", i - 2}, {"nested", {{"k", i % 2}}}},
+                          {{"n", i}});
+    }
+  }
+  saver->put({"t1", "child:1", std::nullopt}, cp("0009", json::object(), json::object()), {{"source", "loop"}},
+             json::object());
+  auto ids = [](const std::vector<sp::CheckpointTuple>& ts) {
+    std::vector<std::string> out;
+    for (const auto& t : ts) out.push_back(t.config.thread_id + "/" + t.config.checkpoint_ns + "/" + t.checkpoint.id);
+    return out;
+  };
+  sp::CheckpointQuery q;
+  q.thread_id = "t1";
+  q.checkpoint_ns = "";
+  EXPECT_EQ(ids(saver->list(q)), (std::vector<std::string>{"t1//0004", "t1//0003", "t1//0002", "t1//0001"}));
+  q.before = "0003";
+  EXPECT_EQ(ids(saver->list(q)), (std::vector<std::string>{"t1//0002", "t1//0001"}));
+  q.before.reset();
+  q.limit = 1;
+  EXPECT_EQ(ids(saver->list(q)), (std::vector<std::string>{"t1//0004"}));
+  q.limit.reset();
+  q.filter = {{"source", "loop"}, {"nested", {{"k", 1}}}};
+  EXPECT_EQ(ids(saver->list(q)), (std::vector<std::string>{"t1//0003"}));
+  sp::CheckpointQuery all_ns;
+  all_ns.thread_id = "t1";
+  EXPECT_EQ(saver->list(all_ns).size(), 5u);
+  sp::CheckpointQuery everything;
+  everything.filter = {{"source", "input"}};
+  EXPECT_EQ(ids(saver->list(everything)), (std::vector<std::string>{"t1//0001", "t2//0001"}));
+}
+
+TEST_P(SaverConformance, DeleteCopyAndPruneThreads) {
+  sp::CheckpointConfig parent{"src", "", std::nullopt};
+  for (int i = 1; i <= 3; ++i) {
+    parent = saver->put(parent, cp("000" + std::to_string(i), {{"n", i}, {"fixed", "f"}}, {{"n", i}, {"fixed", 1}}),
+                        {{"step", i}}, i == 1 ? json{{"n", i}, {"fixed", 1}} : json{{"n", i}});
+    saver->put_writes(parent, {{"n", i * 10}}, "task" + std::to_string(i));
+  }
+  saver->copy_thread("src", "dst");
+  sp::CheckpointQuery q;
+  q.thread_id = "dst";
+  ASSERT_EQ(saver->list(q).size(), 3u);
+  auto copied = saver->get_tuple({"dst", "", std::nullopt});
+  ASSERT_TRUE(copied);
+  EXPECT_EQ(copied->checkpoint.channel_values, json({{"fixed", "f"}, {"n", 3}}));
+  EXPECT_EQ(copied->pending_writes.size(), 1u);
+
+  saver->prune({"dst"});
+  auto kept = saver->list(q);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].checkpoint.id, "0003");
+  EXPECT_EQ(kept[0].checkpoint.channel_values, json({{"fixed", "f"}, {"n", 3}}));  // older blob still needed
+  EXPECT_FALSE(kept[0].parent_config);
+  EXPECT_EQ(kept[0].pending_writes.size(), 1u);
+
+  saver->delete_thread("src");
+  q.thread_id = "src";
+  EXPECT_TRUE(saver->list(q).empty());
+  EXPECT_TRUE(saver->get_tuple({"dst", "", std::nullopt}).has_value());  // other threads untouched
+  saver->prune({"dst"}, /*keep_latest=*/false);
+  EXPECT_FALSE(saver->get_tuple({"dst", "", std::nullopt}).has_value());
+}
+
+TEST_P(SaverConformance, ThreadIdsWithQuotesNulsAndSqlAreJustNames) {
+  const std::string evil = std::string("a'; DROP TABLE checkpoints; --\"") + '\0' + "z";
+  saver->put({evil, "ns'\"", std::nullopt}, cp("1", {{"k", "v"}}, {{"k", 1}}), json::object(), {{"k", 1}});
+  saver->put({"plain", "", std::nullopt}, cp("1", {{"k", "w"}}, {{"k", 1}}), json::object(), {{"k", 1}});
+  auto t = saver->get_tuple({evil, "ns'\"", std::nullopt});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->config.thread_id, evil);
+  EXPECT_EQ(t->checkpoint.channel_values, json({{"k", "v"}}));
+  EXPECT_FALSE(saver->get_tuple({"a'; DROP TABLE checkpoints; --\"", "ns'\"", std::nullopt}).has_value());
+  auto plain = saver->get_tuple({"plain", "", std::nullopt});
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->checkpoint.channel_values, json({{"k", "w"}}));
+}
+
+TEST_P(SaverConformance, FormatThreeCheckpointsGetPendingSendsFromTheParent) {
+  auto parent = saver->put({"t", "", std::nullopt}, cp("1", json::object(), {{"a", 1}}), json::object(), json::object());
+  saver->put_writes(parent, {{sp::kTasksChannel, "send-1"}, {sp::kTasksChannel, "send-2"}}, "task");
+  sp::Checkpoint old = cp("2", json::object(), {{"a", 3}, {"b", 2}});
+  old.v = 3;
+  saver->put(parent, old, json::object(), json::object());
+  auto t = saver->get_tuple({"t", "", "2"});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.channel_values[sp::kTasksChannel], json({"send-1", "send-2"}));
+  EXPECT_EQ(t->checkpoint.channel_versions[sp::kTasksChannel], 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Savers, SaverConformance,
+    ::testing::Values(SaverCase{"memory", [](const std::string&) { return std::make_shared<sp::InMemorySaver>(); }},
+                      SaverCase{"sqlite",
+                                [](const std::string& path) { return std::make_shared<sp::SqliteSaver>(path); }}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(SqliteSaver, CorruptStoredValueNamesThreadAndCheckpointAndSparesOtherThreads) {
+  std::string path = scratch_file("corrupt");
+  {
+    sp::SqliteSaver saver(path);
+    saver.put({"bad", "", std::nullopt}, cp("1", {{"k", "v"}}, {{"k", 1}}), json::object(), {{"k", 1}});
+    saver.put({"good", "", std::nullopt}, cp("1", {{"k", "v"}}, {{"k", 1}}), json::object(), {{"k", 1}});
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE checkpoint_blobs SET value = '{\"trunc' WHERE thread_id = 'bad'", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  sp::SqliteSaver saver(path);
+  try {
+    saver.get_tuple({"bad", "", std::nullopt});
+    ADD_FAILURE() << "a truncated value must not load";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("thread 'bad', checkpoint '1': stored value of channel 'k' is corrupt"),
+              std::string::npos)
+        << e.what();
+  }
+  auto good = saver.get_tuple({"good", "", std::nullopt});
+  ASSERT_TRUE(good);
+  EXPECT_EQ(good->checkpoint.channel_values, json({{"k", "v"}}));
+}
+
+TEST(SqliteSaver, ReopensAnExistingFileAndRefusesANewerSchema) {
+  std::string path = scratch_file("reopen");
+  { sp::SqliteSaver(path).put({"t", "", std::nullopt}, cp("1", json::object(), json::object()), json::object(), json::object()); }
+  EXPECT_TRUE(sp::SqliteSaver(path).get_tuple({"t", "", std::nullopt}).has_value());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  try {
+    sp::SqliteSaver newer(path);
+    ADD_FAILURE() << "a newer schema must be refused";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer than this build's (1)"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
