@@ -14,12 +14,6 @@ using sp::json;
 namespace bench {
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-void expect(bool ok, const std::string& what) {
-  if (!ok) throw std::runtime_error("result check failed: " + what);
-}
 
 struct Seq {
   int count = 0;

@@ -9,17 +9,6 @@ using sp::json;
 using namespace std::chrono_literals;
 
 namespace bench {
-namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-void expect(bool ok, const std::string& what) {
-  if (!ok) throw std::runtime_error("result check failed: " + what);
-}
-
-}  // namespace
 
 Workload make_sequential(int n) {
   auto t0 = std::chrono::steady_clock::now();

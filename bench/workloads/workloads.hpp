@@ -2,12 +2,23 @@
 // checks the result; main.cpp times them and prints the JSON line.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 #include <superstep/superstep.hpp>
 
 namespace bench {
+
+/// Milliseconds since `t0`.
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+/// Throws when a workload's result is wrong (superstep-bench then exits 1).
+inline void expect(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error("result check failed: " + what);
+}
 
 /// Keeps the compiler from dropping work whose result is `v` (direct baselines).
 template <class T>
