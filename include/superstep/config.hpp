@@ -4,10 +4,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "superstep/json.hpp"
 
 namespace superstep {
+
+/// When a checkpointed run writes its checkpoints (LangGraph's durability).
+enum class Durability {
+  sync,   ///< each step's checkpoint is stored before the next step starts
+  async,  ///< stored in the background while the next step runs; all stored when the run returns
+  exit,   ///< only when the run ends (done, interrupted or failed): fastest, a crash loses the run
+};
 
 struct RunConfig {
   std::string thread_id;                       ///< conversation thread (persistence)
@@ -17,6 +25,10 @@ struct RunConfig {
   std::string checkpoint_ns;                   ///< namespace (subgraphs)
   json configurable = json::object();          ///< user values, readable by nodes
   std::string run_id;                          ///< set by the caller or generated
+  Durability durability = Durability::async;   ///< with a checkpointer
+  /// Per call, replacing the compiled graph's lists when set ("*" = every node).
+  std::optional<std::vector<std::string>> interrupt_before;
+  std::optional<std::vector<std::string>> interrupt_after;
 };
 
 }  // namespace superstep

@@ -11,7 +11,70 @@ json CompiledStateGraph::invoke(const json& input, const RunConfig& config) cons
   internal::PregelRun run(data_, input, config, {});
   while (run.next()) {
   }
-  return data_->typed ? run.state_json() : run.take_state();
+  return run.result();
+}
+
+json CompiledStateGraph::invoke(const Command& input, const RunConfig& config) const {
+  internal::PregelRun run(data_, input, config, {});
+  while (run.next()) {
+  }
+  return run.result();
+}
+
+Stream CompiledStateGraph::stream(const Command& input, const RunConfig& config, std::vector<StreamMode> modes) const {
+  return Stream(std::make_unique<internal::PregelRun>(data_, input, config, modes));
+}
+
+namespace {
+void require_checkpointer(const internal::GraphData& g, const char* what) {
+  if (!g.checkpointer)
+    throw Error("graph '" + g.name + "' has no checkpointer: " + what + " needs CompileOptions::checkpointer");
+}
+}  // namespace
+
+StateSnapshot CompiledStateGraph::get_state(const RunConfig& config) const {
+  require_checkpointer(*data_, "get_state");
+  if (config.thread_id.empty()) throw Error("graph '" + data_->name + "': get_state needs RunConfig::thread_id");
+  auto tuple = data_->checkpointer->get_tuple({config.thread_id, config.checkpoint_ns, config.checkpoint_id});
+  if (config.checkpoint_id && !tuple)
+    throw CheckpointError("graph '" + data_->name + "': thread '" + config.thread_id + "' has no checkpoint '" +
+                          *config.checkpoint_id + "'");
+  internal::PregelRun run(data_, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{});
+  return run.snapshot();
+}
+
+std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig& config, const json& filter,
+                                                                 std::optional<std::string> before,
+                                                                 std::optional<std::size_t> limit) const {
+  require_checkpointer(*data_, "get_state_history");
+  if (config.thread_id.empty())
+    throw Error("graph '" + data_->name + "': get_state_history needs RunConfig::thread_id");
+  CheckpointQuery q;
+  q.thread_id = config.thread_id;
+  q.checkpoint_ns = config.checkpoint_ns;
+  q.filter = filter;
+  q.before = std::move(before);
+  q.limit = limit;
+  std::vector<StateSnapshot> out;
+  for (const CheckpointTuple& t : data_->checkpointer->list(q)) {
+    internal::PregelRun run(data_, config, &t, internal::PregelRun::Inspect{});
+    out.push_back(run.snapshot());
+  }
+  return out;
+}
+
+RunConfig CompiledStateGraph::update_state(const RunConfig& config, const json& values, const std::string& as_node) const {
+  require_checkpointer(*data_, "update_state");
+  if (config.thread_id.empty()) throw Error("graph '" + data_->name + "': update_state needs RunConfig::thread_id");
+  auto tuple = data_->checkpointer->get_tuple({config.thread_id, config.checkpoint_ns, config.checkpoint_id});
+  if (config.checkpoint_id && !tuple)
+    throw CheckpointError("graph '" + data_->name + "': thread '" + config.thread_id + "' has no checkpoint '" +
+                          *config.checkpoint_id + "'");
+  internal::PregelRun run(data_, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{});
+  CheckpointConfig saved = run.update(values, as_node);
+  RunConfig out = config;
+  out.checkpoint_id = saved.checkpoint_id;
+  return out;
 }
 
 void CompiledStateGraph::invoke_typed(internal::WriteList input, const RunConfig& config,
@@ -20,6 +83,7 @@ void CompiledStateGraph::invoke_typed(internal::WriteList input, const RunConfig
   internal::PregelRun run(data_, std::move(input), config, {});
   while (run.next()) {
   }
+  if (run.checkpointing()) run.result();  // a paused typed run still hands over its state
   take(run.typed_state());
 }
 

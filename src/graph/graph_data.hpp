@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "superstep/channels/channel.hpp"
+#include "superstep/checkpoint/saver.hpp"
 #include "superstep/executor.hpp"
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/graph/node.hpp"
@@ -113,6 +114,8 @@ struct GraphData {
   std::vector<std::string> state_keys;               // for error messages
   std::vector<NodeData> nodes;                       // node 0 is __start__
   NameIndex node_index;
+  NameIndex channel_index;                           // every channel by name (checkpoints)
+  std::shared_ptr<CheckpointSaver> checkpointer;
   std::vector<int> branch_channel;                   // node id -> its branch:to channel
   std::vector<std::vector<int>> trigger_to_nodes;    // channel id -> node ids in name order
   std::vector<int> volatile_channels;
@@ -124,6 +127,10 @@ struct GraphData {
   DrawableGraph drawable;
 
   int find_key(std::string_view key) const noexcept { return key_index.find(key); }
+  int find_channel(std::string_view name) const {
+    auto it = channel_index.find(name);
+    return it == channel_index.end() ? -1 : it->second;
+  }
   int find_node(std::string_view name) const {
     auto it = node_index.find(name);
     return it == node_index.end() ? -1 : it->second;

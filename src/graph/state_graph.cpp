@@ -277,6 +277,7 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
   g->executor = options.executor ? options.executor : ThreadPool::shared();
   g->interrupt_before = options.interrupt_before;
   g->interrupt_after = options.interrupt_after;
+  g->checkpointer = options.checkpointer;
 
   auto add_channel = [&](std::string name, internal::ChannelRole role, std::unique_ptr<Channel> proto) {
     int id = static_cast<int>(g->channels.size());
@@ -290,6 +291,7 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
     cd.after_finish = kind == "LastValueAfterFinish" || kind == "NamedBarrierValueAfterFinish";
     if (cd.is_volatile) g->volatile_channels.push_back(id);
     if (cd.after_finish) g->after_finish_channels.push_back(id);
+    g->channel_index.emplace(cd.name, id);
     g->channels.push_back(std::move(cd));
     g->prototypes.push_back(std::move(proto));
     return id;

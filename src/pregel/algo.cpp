@@ -47,7 +47,7 @@ void PregelRun::recycle_tasks() {
 
 void PregelRun::plan_tasks() {
   recycle_tasks();
-  checkpoint_id_.clear();  // made on first use: most runs never need a task id
+  if (!cp_) checkpoint_id_.clear();  // made on first use: most runs never need a task id
   auto make = [&](const NodeData& node) {
     TaskPtr t;
     if (!spare_tasks_.empty()) {
@@ -313,7 +313,7 @@ void PregelRun::apply_writes() {
       }
 
   for (PregelTask* t : order) {
-    if (t->push) continue;
+    if (t->push || t->synthetic) continue;
     const NodeData& node = *t->node;
     for (std::size_t j = 0; j < node.triggers.size(); ++j) seen_[node.id][j] = version_[node.triggers[j]];
   }
@@ -371,7 +371,7 @@ void PregelRun::apply_writes() {
   bool any_trigger = false;
 
   for (PregelTask* t : order) {
-    if (t->push) continue;
+    if (t->push || t->synthetic) continue;
     for (int c : t->node->triggers)
       if (ch_[c]->consume()) version_[c] = version;
   }

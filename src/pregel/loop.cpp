@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "internal/ids.hpp"
+#include "pregel/persist.hpp"
 #include "pregel/run.hpp"
 #include "pregel/timer.hpp"
 
@@ -42,6 +43,11 @@ void ChannelView::for_each(const std::function<void(const std::string&, const js
 PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, RunConfig config,
                      const std::vector<StreamMode>& modes)
     : g_(std::move(graph)), config_(std::move(config)) {
+  if (g_->checkpointer) {
+    init(modes);
+    first(&input, nullptr);
+    return;
+  }
   if (input.is_null())
     throw EmptyInputError("graph '" + g_->name + "': received no input for '__start__' (input is null)");
   if (!input.is_object())
@@ -68,6 +74,12 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, WriteList input, Ru
   if (!typed_input_.go_to.empty())
     throw InvalidUpdateError("graph '" + g_->name + "': the input of a run cannot route (go_to)");
   init(modes);
+  if (g_->checkpointer) {
+    // The input is stored as JSON in __start__ (a resumed run rebuilds it from there).
+    json in = json::object();
+    for (const auto& [i, v] : typed_input_.writes) in[g_->state_keys[i]] = v.to_json();
+    first(&in, nullptr);
+  }
 }
 
 void PregelRun::init(const std::vector<StreamMode>& modes) {
@@ -79,8 +91,19 @@ void PregelRun::init(const std::vector<StreamMode>& modes) {
   if (config_.recursion_limit < 1)
     throw Error("graph '" + g_->name + "': recursion_limit must be at least 1, got " +
                 std::to_string(config_.recursion_limit));
-  if (!g_->interrupt_before.empty() || !g_->interrupt_after.empty())
-    throw Error("graph '" + g_->name + "': interrupt_before/interrupt_after need a checkpointer, and this build has none");
+  const bool interrupts = !g_->interrupt_before.empty() || !g_->interrupt_after.empty() ||
+                          (config_.interrupt_before && !config_.interrupt_before->empty()) ||
+                          (config_.interrupt_after && !config_.interrupt_after->empty());
+  if (interrupts && !g_->checkpointer)
+    throw Error("graph '" + g_->name + "': interrupt_before/interrupt_after need a checkpointer "
+                "(CompileOptions::checkpointer) and a thread_id");
+  for (const auto* list : {&config_.interrupt_before, &config_.interrupt_after})
+    if (*list)
+      for (const auto& n : **list)
+        if (n != "*" && g_->find_node(n) <= 0)
+          throw Error("graph '" + g_->name + "': RunConfig::" +
+                      (list == &config_.interrupt_before ? "interrupt_before" : "interrupt_after") + " names '" + n +
+                      "', which is not a node (nodes: " + g_->node_list() + ")");
 
   const std::size_t n = g_->channels.size();
   ChannelPool::Set set = g_->channel_pool->acquire(*g_);
@@ -124,6 +147,7 @@ PregelRun::~PregelRun() {
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return step_done_; });
   }
+  finish_run();
   if (owned_.empty()) return;
   recycle_tasks();
   constexpr std::size_t kMaxSpareTasks = 1024;
@@ -191,6 +215,7 @@ std::optional<StreamPart> PregelRun::next() {
       advance();
     } catch (...) {
       phase_ = Phase::done;
+      finish_run();  // what was stored stays stored; the run's own error is what the caller sees
       throw;
     }
   }
@@ -206,12 +231,18 @@ void PregelRun::advance() {
                                   " reached without hitting a stop condition; raise RunConfig::recursion_limit "
                                   "if the graph is meant to run longer");
       plan_tasks();
+      if (cp_) {
+        match_pending_writes();
+        emit_checkpoint_part();
+      }
       if (tasks_.empty()) {
         phase_ = Phase::done;
+        finish_run_or_throw();
         return;
       }
+      if (cp_ && plan_checkpointed()) return;
       for (const auto& t : tasks_)
-        if (!t->node->is_start) emit_task_start(*t);
+        if (!t->node->is_start && !t->cached) emit_task_start(*t);
       dispatch();
       return;
     case Phase::running:
@@ -246,15 +277,16 @@ void PregelRun::dispatch() {
   sr->max_concurrency = config_.max_concurrency;
   sr->tasks.reserve(tasks_.size());
   for (auto& t : tasks_) {
+    if (t->cached) continue;  // finished before a pause or failure: its saved writes are reused
     sr->tasks.push_back(t.get());
     t->step_run = sr;
   }
-  sr->remaining.store(tasks_.size(), relaxed);
+  sr->remaining.store(sr->tasks.size(), relaxed);
   step_done_ = false;
   phase_ = Phase::running;
 
-  const std::size_t n = tasks_.size();
-  const bool start_step = n == 1 && tasks_.front()->node->is_start;
+  const std::size_t n = sr->tasks.size();
+  const bool start_step = n == 1 && sr->tasks.front()->node->is_start;
   std::size_t helpers = 0;
   if (!start_step) {
     std::size_t want = inline_tasks_ ? n - 1 : n;
@@ -262,10 +294,10 @@ void PregelRun::dispatch() {
     if (config_.max_concurrency > 0)
       helpers = std::min<std::size_t>(helpers, inline_tasks_ ? config_.max_concurrency - 1 : config_.max_concurrency);
   }
-  sr->solo = helpers == 0 && n == 1 && (inline_tasks_ || start_step) && !tasks_.front()->node->fn.is_async();
+  sr->solo = helpers == 0 && n == 1 && (inline_tasks_ || start_step) && !sr->tasks.front()->node->fn.is_async();
   if (sr->solo) {
     sr->next.store(1, relaxed);
-    start_task(*tasks_.front());  // no claiming, no counting: this thread alone runs the step
+    start_task(*sr->tasks.front());  // no claiming, no counting: this thread alone runs the step
     return;
   }
   for (std::size_t i = 0; i < helpers; ++i) g_->executor->submit([job = spare_step_run_] { job->work(); });
@@ -309,11 +341,47 @@ void PregelRun::finish_step() {
     }
     throw NodeError(t->node->name, t->id(), step_, t->error, what);
   }
+  if (cp_) {
+    // A task paused in interrupt(): the step is not applied; its finished tasks' writes are saved.
+    std::vector<Interrupt> interrupts;
+    for (const auto& t : tasks_) interrupts.insert(interrupts.end(), t->interrupts.begin(), t->interrupts.end());
+    if (!interrupts.empty()) return pause(std::move(interrupts));
+  }
   apply_writes();
+  if (cp_) save_checkpoint("loop");
   if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
+  if (cp_ && !cp_->interrupt_after.empty()) {
+    std::vector<PregelTask*> ran;
+    for (const auto& t : tasks_) ran.push_back(t.get());
+    if (should_interrupt(cp_->interrupt_after, ran)) {
+      emit_checkpoint_part();
+      return pause({});
+    }
+  }
   recycle_tasks();
   ++step_;
   phase_ = Phase::plan;
+}
+
+bool PregelRun::plan_checkpointed() {
+  bool all_cached = true;
+  std::vector<PregelTask*> planned;
+  for (const auto& t : tasks_) {
+    all_cached = all_cached && t->cached;
+    planned.push_back(t.get());
+  }
+  if (!all_cached && should_interrupt(cp_->interrupt_before, planned)) {
+    pause({});
+    return true;
+  }
+  if (wants(StreamMode::updates))
+    for (const auto& t : tasks_)
+      if (t->cached && !t->node->is_start)
+        ready_.push_back(StreamPart{StreamMode::updates, {},
+                                   json{{t->node->name, t->stream_update}, {"__metadata__", {{"cached", true}}}}});
+  if (!all_cached) return false;
+  phase_ = Phase::barrier;  // every task finished before: apply their saved writes
+  return true;
 }
 
 std::vector<std::string> PregelRun::trigger_names(const PregelTask& t) const {

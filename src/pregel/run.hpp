@@ -22,6 +22,9 @@
 #include <vector>
 
 #include "graph/graph_data.hpp"
+#include "superstep/checkpoint/checkpoint.hpp"
+#include "superstep/interrupt.hpp"
+#include "superstep/state_snapshot.hpp"
 #include "superstep/config.hpp"
 #include "superstep/runtime.hpp"
 #include "superstep/state.hpp"
@@ -85,6 +88,14 @@ struct PregelTask : TaskContext {
   Task<NodeResult> coro;
   StepRun* step_run = nullptr;             // the dispatched step (owned by the run's step_run_)
 
+  // Persistence.
+  bool cached = false;                     // its writes were loaded from the checkpoint: not run again
+  bool synthetic = false;                  // update_state's stand-in: consumes no trigger
+  std::vector<json> resume;                // answers for its interrupt() calls, in call order
+  std::size_t interrupt_calls = 0;
+  std::vector<Interrupt> interrupts;       // set when it paused in interrupt()
+  std::optional<std::string> saved_error;  // get_state: the error saved for it
+
   void clear_results() {
     writes.clear();
     batch.reset();
@@ -106,6 +117,12 @@ struct PregelTask : TaskContext {
     error_from_node = false;
     coro = {};
     step_run = nullptr;
+    cached = false;
+    synthetic = false;
+    resume.clear();
+    interrupt_calls = 0;
+    interrupts.clear();
+    saved_error.reset();
   }
 };
 
@@ -128,6 +145,12 @@ class PregelRun {
  public:
   PregelRun(std::shared_ptr<const GraphData> graph, const json& input, RunConfig config,
             const std::vector<StreamMode>& modes);
+  /// A Command input (resume, update, go_to) on a checkpointed thread.
+  PregelRun(std::shared_ptr<const GraphData> graph, const Command& input, RunConfig config,
+            const std::vector<StreamMode>& modes);
+  /// Inspection (get_state, update_state): loads `tuple` (or starts empty) and runs nothing.
+  struct Inspect {};
+  PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, const CheckpointTuple* tuple, Inspect);
   /// Typed state: the input as field writes.
   PregelRun(std::shared_ptr<const GraphData> graph, WriteList input, RunConfig config,
             const std::vector<StreamMode>& modes);
@@ -141,6 +164,8 @@ class PregelRun {
   json state_json() const;
   /// The final state, moved out of the channels (the run is over).
   json take_state();
+  /// The result of invoke: the state, plus `__interrupt__` when the run paused.
+  json result();
   /// Typed state: the run's struct.
   void* typed_state() { return g_->typed->mutable_state(*ch_[g_->holder_channel]); }
 
@@ -161,6 +186,16 @@ class PregelRun {
   void start_task(PregelTask& t);
   void on_async_done(PregelTask& t);
 
+  // checkpointing.cpp
+  struct Persist;
+  bool checkpointing() const noexcept { return cp_ != nullptr; }
+  /// interrupt(): the answer for task `t`'s next interrupt() call, or throws GraphInterrupt.
+  json interrupt(PregelTask& t, json value);
+  /// get_state: the snapshot of the loaded checkpoint.
+  StateSnapshot snapshot();
+  /// update_state: applies `values` as `as_node` and stores a checkpoint. Returns its config.
+  CheckpointConfig update(const json& values, const std::string& as_node);
+
  private:
   enum class Phase { plan, running, barrier, done };
 
@@ -173,6 +208,26 @@ class PregelRun {
   void emit_task_result(const PregelTask& t);
   json task_input_json(const PregelTask& t) const;
   std::vector<std::string> trigger_names(const PregelTask& t) const;
+
+  // checkpointing.cpp
+  void first(const json* input, const Command* command);
+  void restore(const CheckpointTuple& tuple);
+  void apply_null_writes();
+  void discard_tasks();
+  void match_pending_writes();
+  bool should_interrupt(const std::vector<std::string>& nodes, const std::vector<PregelTask*>& tasks) const;
+  void pause(std::vector<Interrupt> interrupts);
+  void save_checkpoint(const char* source);
+  void store_checkpoint();
+  void save_task_writes(PregelTask& t);
+  /// After planning a checkpointed step: interrupt_before and saved writes. True when the step
+  /// is not dispatched (paused, or every task finished before).
+  bool plan_checkpointed();
+  void emit_checkpoint_part();
+  void finish_run() noexcept;
+  void finish_run_or_throw();
+  json encode_writes(const PregelTask& t) const;
+  void decode_write(PregelTask& t, const std::string& channel, const json& value);
 
   // algo.cpp
   void plan_tasks();
@@ -233,6 +288,8 @@ class PregelRun {
   mutable std::string checkpoint_id_;
   std::vector<PregelTask*> order_;            // scratch: the step's tasks in path order
   Phase phase_ = Phase::plan;
+
+  std::unique_ptr<Persist> cp_;               // null without a checkpointer
 
   std::deque<StreamPart> ready_;              // consumer's thread only
   mutable std::mutex mutex_;                  // guards shared_parts_ and step_done_

@@ -1,6 +1,7 @@
 // Executing tasks: plain and coroutine nodes, retries, results into write buffers, completion.
 #include <thread>
 
+#include "pregel/persist.hpp"
 #include "pregel/run.hpp"
 
 namespace superstep {
@@ -52,7 +53,11 @@ void PregelRun::run_start_task(PregelTask& t) {
   // __start__ maps the input onto the state keys.
   try {
     if (g_->typed) {
-      t.writes = std::move(typed_input_.writes);
+      if (!typed_input_.writes.empty()) {
+        t.writes = std::move(typed_input_.writes);
+      } else if (const json* in = json_channel(g_->start_channel)->peek(); in && in->is_object()) {
+        t.writes = g_->typed->writes_from_json(*in);  // a resumed run: the input as stored
+      }
       t.control = t.node->edge_writes;
       task_finished(t);
       return;
@@ -88,6 +93,11 @@ void PregelRun::run_sync(PregelTask& t) {
       process_result(t, std::move(r));
       t.error = nullptr;
       break;
+    } catch (const GraphInterrupt& paused) {
+      t.clear_results();
+      t.error = nullptr;
+      t.interrupts = paused.interrupts();
+      break;
     } catch (...) {
       t.error = std::current_exception();
       t.error_from_node = in_node;
@@ -110,6 +120,10 @@ void async_done(void* p) {
 void PregelRun::start_async(PregelTask& t) {
   try {
     t.coro = t.node->fn.async()(*t.input, *t.runtime);
+  } catch (const GraphInterrupt& paused) {
+    t.interrupts = paused.interrupts();
+    task_finished(t);
+    return;
   } catch (...) {
     // Threw before its first suspension point: same as a failed attempt.
     t.error = std::current_exception();
@@ -136,6 +150,10 @@ void PregelRun::on_async_done(PregelTask& t) {
     in_node = false;
     process_result(t, std::move(r));
     t.error = nullptr;
+  } catch (const GraphInterrupt& paused) {
+    t.clear_results();
+    t.error = nullptr;
+    t.interrupts = paused.interrupts();
   } catch (...) {
     t.error = std::current_exception();
     t.error_from_node = in_node;
@@ -181,7 +199,7 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
   if (WriteList* typed = r.typed_writes()) {
     // The field writes stay batched unless a stream part shows them (or the barrier must
     // group them with other tasks' writes: apply_writes flattens then).
-    if (keep_copy || wants(StreamMode::tasks) || wants(StreamMode::debug)) typed->flatten();
+    if (keep_copy || cp_ || wants(StreamMode::tasks) || wants(StreamMode::debug)) typed->flatten();
     else t.batch = std::move(typed->batch);
     if (keep_copy) {
       t.stream_update = json::object();
@@ -236,9 +254,24 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
 void PregelRun::task_finished(PregelTask& t) {
   StepRun* sr = t.step_run;  // kept alive by step_run_ (and by pool jobs holding it)
   if (t.error) sr->cancel = true;
+  if (cp_) {
+    try {
+      save_task_writes(t);
+    } catch (...) {
+      // The saver refused: the step fails, with this as its error.
+      if (!t.error) t.error = std::current_exception();
+      t.error_from_node = false;
+      sr->cancel = true;
+    }
+  }
   if (!t.node->is_start) {
-    if (!t.error && wants(StreamMode::updates))
+    if (!t.interrupts.empty() && wants(StreamMode::updates)) {
+      json list = json::array();
+      for (const Interrupt& i : t.interrupts) list.push_back(i.to_json());
+      emit(StreamMode::updates, json{{kInterruptChannel, std::move(list)}});
+    } else if (!t.error && wants(StreamMode::updates)) {
       emit(StreamMode::updates, json{{t.node->name, std::move(t.stream_update)}});
+    }
     emit_task_result(t);
   }
   if (sr->solo) {

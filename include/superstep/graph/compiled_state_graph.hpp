@@ -5,12 +5,14 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "superstep/config.hpp"
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/json.hpp"
+#include "superstep/state_snapshot.hpp"
 #include "superstep/stream.hpp"
 #include "superstep/types.hpp"
 
@@ -23,13 +25,38 @@ class CompiledStateGraph {
  public:
   explicit CompiledStateGraph(std::shared_ptr<const internal::GraphData> data);
 
-  /// Runs the graph to the end and returns the final state.
-  /// Throws: EmptyInputError (null input), InvalidUpdateError, GraphRecursionError, NodeError.
+  /// Runs the graph to the end and returns the final state. With a checkpointer, a null input
+  /// continues the thread from its latest checkpoint (or `config.checkpoint_id`: replay), and a
+  /// run that pauses returns its state plus `__interrupt__` (a list of {id, value}).
+  /// Throws: EmptyInputError (null input, nothing to continue), InvalidUpdateError,
+  /// GraphRecursionError, NodeError, CheckpointError.
   json invoke(const json& input, const RunConfig& config = {}) const;
+  /// Resumes interrupts (`.resume`), applies `.update` and routes to `.go_to` on a thread.
+  json invoke(const Command& input, const RunConfig& config = {}) const;
 
   /// Runs the graph, yielding parts of the requested modes while it runs.
   Stream stream(const json& input, const RunConfig& config = {},
                 std::vector<StreamMode> modes = {StreamMode::values}) const;
+  Stream stream(const Command& input, const RunConfig& config = {},
+                std::vector<StreamMode> modes = {StreamMode::values}) const;
+
+  // --- persistence (needs a checkpointer; `config.thread_id` names the thread) ---
+
+  /// The thread's latest checkpoint, or `config.checkpoint_id`, as a snapshot.
+  /// Throws: CheckpointError for an unknown thread or checkpoint id.
+  StateSnapshot get_state(const RunConfig& config) const;
+  /// The thread's snapshots, newest first: only those whose metadata matches `filter`, older
+  /// than checkpoint `before`, at most `limit`.
+  std::vector<StateSnapshot> get_state_history(const RunConfig& config, const json& filter = nullptr,
+                                               std::optional<std::string> before = std::nullopt,
+                                               std::optional<std::size_t> limit = std::nullopt) const;
+  /// Applies `values` as if node `as_node` had returned them (its edges and routers run too)
+  /// and saves a checkpoint with source "update". `as_node` empty: the node that ran last.
+  /// Special: END with null values ends the pending tasks; "__copy__" forks the checkpoint
+  /// unchanged; "__input__" applies `values` as a new input. On a past `checkpoint_id` the new
+  /// checkpoint forks from it. Returns: the new checkpoint's config.
+  /// Throws: InvalidUpdateError (unknown node, ambiguous last node, unknown key).
+  RunConfig update_state(const RunConfig& config, const json& values, const std::string& as_node = "") const;
 
   /// The graph's structure, for drawing.
   DrawableGraph get_graph() const;

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "superstep/checkpoint/saver.hpp"
 #include "superstep/executor.hpp"
 #include "superstep/graph/compiled_state_graph.hpp"
 #include "superstep/graph/node.hpp"
@@ -61,8 +62,10 @@ class PathMap {
 struct CompileOptions {
   std::shared_ptr<ThreadPool> executor;         ///< default: ThreadPool::shared()
   std::optional<RetryPolicy> retry_policy;      ///< default for nodes without their own
-  std::vector<std::string> interrupt_before;    ///< (persistence work) checked for names now
-  std::vector<std::string> interrupt_after;
+  /// Where runs persist their checkpoints (thread_id required in RunConfig when set).
+  std::shared_ptr<CheckpointSaver> checkpointer;
+  std::vector<std::string> interrupt_before;    ///< pause before these nodes run ("*" = all)
+  std::vector<std::string> interrupt_after;     ///< pause after these nodes ran
   std::string name = "LangGraph";               ///< the graph's name in errors and drawings
 };
 

@@ -1,0 +1,864 @@
+// A run's persistence (DESIGN §3): loading a thread's checkpoint, Command inputs, a checkpoint
+// per superstep and each task's writes as it finishes, interrupts, and the inspection runs
+// behind get_state and update_state. Runs on the consumer's thread except save_task_writes and
+// interrupt, which run on the task's thread.
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <tuple>
+
+#include "internal/ids.hpp"
+#include "pregel/run.hpp"
+#include "pregel/persist.hpp"
+
+namespace superstep {
+
+json interrupt(Runtime& rt, json value) {
+  auto& task = static_cast<internal::PregelTask&>(rt.context());
+  return task.run->interrupt(task, std::move(value));
+}
+
+json PregelTask::to_json() const {
+  json j = {{"id", id}, {"name", name}, {"path", path}, {"interrupts", json::array()}};
+  for (const Interrupt& i : interrupts) j["interrupts"].push_back(i.to_json());
+  if (error) j["error"] = *error;
+  if (!result.is_null()) j["result"] = result;
+  return j;
+}
+
+json StateSnapshot::to_json() const {
+  json j = {{"values", values},         {"next", next},   {"config", config.to_json()},
+            {"metadata", metadata},     {"created_at", created_at},
+            {"parent_config", parent_config ? parent_config->to_json() : json(nullptr)},
+            {"tasks", json::array()},   {"interrupts", json::array()}};
+  for (const auto& t : tasks) j["tasks"].push_back(t.to_json());
+  for (const auto& i : interrupts) j["interrupts"].push_back(i.to_json());
+  return j;
+}
+
+namespace internal {
+namespace {
+
+constexpr const char* kNullTask = "00000000-0000-0000-0000-000000000000";
+
+bool special_channel(const std::string& c) {
+  return c == kErrorChannel || c == kInterruptChannel || c == kScheduledChannel || c == kResumeChannel;
+}
+
+uint64_t parse_version(const json& v) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer()) return static_cast<uint64_t>(std::max<int64_t>(0, v.get<int64_t>()));
+  if (v.is_number_float()) return static_cast<uint64_t>(std::max(0.0, v.get<double>()));
+  if (v.is_string()) return std::strtoull(v.get_ref<const std::string&>().c_str(), nullptr, 10);
+  return 0;
+}
+
+/// Threads with a run in progress, per saver: a second concurrent run on a thread is refused
+/// (in this process; see docs/persistence.md).
+class ThreadLocks {
+ public:
+  static bool acquire(const void* saver, const std::string& thread, const std::string& ns) {
+    std::lock_guard lock(mutex());
+    return held().insert({saver, thread, ns}).second;
+  }
+  static void release(const void* saver, const std::string& thread, const std::string& ns) {
+    std::lock_guard lock(mutex());
+    held().erase({saver, thread, ns});
+  }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::set<std::tuple<const void*, std::string, std::string>>& held() {  // guarded by mutex()
+    static std::set<std::tuple<const void*, std::string, std::string>> s;
+    return s;
+  }
+};
+
+std::string interrupt_id(const std::string& ns, std::size_t answered) {
+  std::string id = hash_id({answered == 0 ? ns : ns + "|" + std::to_string(answered)});
+  id.erase(std::remove(id.begin(), id.end(), '-'), id.end());
+  return id;
+}
+
+std::vector<Interrupt> interrupts_from(const json& v) {
+  std::vector<Interrupt> out;
+  if (!v.is_array()) return out;
+  for (const json& i : v)
+    if (i.is_object()) out.push_back(Interrupt{i.value("value", json(nullptr)), i.value("id", std::string())});
+  return out;
+}
+
+json interrupts_json(const std::vector<Interrupt>& list) {
+  json out = json::array();
+  for (const Interrupt& i : list) out.push_back(i.to_json());
+  return out;
+}
+
+}  // namespace
+
+// --- set-up ---
+
+PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const Command& input, RunConfig config,
+                     const std::vector<StreamMode>& modes)
+    : g_(std::move(graph)), config_(std::move(config)) {
+  if (!g_->checkpointer)
+    throw Error("graph '" + g_->name + "': a Command input (resume, update, go_to) needs a checkpointer "
+                "(CompileOptions::checkpointer) and a thread_id");
+  init(modes);
+  first(nullptr, &input);
+}
+
+PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, const CheckpointTuple* tuple, Inspect)
+    : g_(std::move(graph)), config_(std::move(config)) {
+  config_.durability = Durability::sync;
+  init({});
+  cp_ = std::make_unique<Persist>();
+  cp_->saver = g_->checkpointer;
+  cp_->durability = Durability::sync;
+  cp_->queue = std::make_unique<SaveQueue>(g_->executor);
+  cp_->current = CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt};
+  cp_->interrupt_seen.assign(ch_.size(), 0);
+  cp_->run_id = uuid4();
+  if (g_->typed) ch_[g_->start_channel]->restore(std::nullopt);
+  version_[g_->start_channel] = 0;
+  updated_.clear();
+  live_volatile_.clear();
+  if (tuple) {
+    restore(*tuple);
+  } else {
+    step_ = 0;
+    cp_->loaded_step = -1;
+    cp_->saved_version.assign(ch_.size(), 0);
+  }
+}
+
+void PregelRun::restore(const CheckpointTuple& tuple) {
+  Persist& p = *cp_;
+  const Checkpoint& c = tuple.checkpoint;
+  auto fail = [&](const std::string& what) {
+    throw CheckpointError("thread '" + tuple.config.thread_id + "', checkpoint '" + c.id + "': " + what);
+  };
+  ch_[g_->start_channel]->restore(std::nullopt);
+  for (auto it = c.channel_values.begin(); it != c.channel_values.end(); ++it) {
+    const std::string& name = it.key();
+    if (name == kTasksChannel) {
+      if (!it.value().is_array()) fail("stored '__pregel_tasks' is not a list");
+      for (const json& s : it.value()) {
+        if (!s.is_object() || !s.contains("node") || !s["node"].is_string()) fail("stored Send is malformed: " + preview(s));
+        if (g_->find_node(s["node"].get<std::string>()) <= 0)
+          fail("stored Send targets node '" + s["node"].get<std::string>() + "', which this graph does not have");
+        if (g_->typed) fail("a pending Send of typed state cannot be restored (typed Sends are not persisted)");
+        pending_sends_.push_back(Send{s["node"].get<std::string>(), s.value("arg", json(nullptr)), nullptr});
+      }
+      continue;
+    }
+    int id = g_->find_channel(name);
+    if (id < 0) continue;  // a channel this version of the graph no longer has
+    try {
+      ch_[id]->restore(it.value());
+    } catch (const std::exception& e) {
+      fail("channel '" + name + "' cannot be restored: " + e.what());
+    }
+  }
+  std::fill(version_.begin(), version_.end(), 0);
+  max_version_ = 0;
+  for (auto it = c.channel_versions.begin(); it != c.channel_versions.end(); ++it) {
+    uint64_t v = parse_version(it.value());
+    max_version_ = std::max(max_version_, v);
+    int id = g_->find_channel(it.key());
+    if (id >= 0) version_[id] = v;
+  }
+  p.interrupt_seen.assign(ch_.size(), 0);
+  for (auto& s : seen_) std::fill(s.begin(), s.end(), 0);
+  for (auto it = c.versions_seen.begin(); it != c.versions_seen.end(); ++it) {
+    if (!it.value().is_object()) continue;
+    if (it.key() == kInterruptChannel) {
+      for (auto ch = it.value().begin(); ch != it.value().end(); ++ch) {
+        int id = g_->find_channel(ch.key());
+        if (id >= 0) p.interrupt_seen[id] = parse_version(ch.value());
+      }
+      continue;
+    }
+    int n = g_->find_node(it.key());
+    if (n < 0) continue;
+    const NodeData& node = g_->nodes[n];
+    for (std::size_t j = 0; j < node.triggers.size(); ++j) {
+      auto v = it.value().find(g_->channels[node.triggers[j]].name);
+      if (v != it.value().end()) seen_[n][j] = parse_version(*v);
+    }
+  }
+  updated_.clear();
+  if (c.updated_channels.is_array()) {
+    for (const json& name : c.updated_channels)
+      if (name.is_string()) {
+        int id = g_->find_channel(name.get<std::string>());
+        if (id >= 0 && (g_->channels[id].is_trigger || g_->channels[id].is_volatile)) updated_.push_back(id);
+      }
+  } else {
+    for (std::size_t i = 0; i < ch_.size(); ++i)
+      if (g_->channels[i].is_trigger) updated_.push_back(static_cast<int>(i));
+  }
+  live_volatile_.clear();
+  for (int id : g_->volatile_channels)
+    if (ch_[id]->is_available()) live_volatile_.push_back(id);
+
+  p.has_checkpoint = true;
+  p.current = tuple.config;
+  p.parent = tuple.parent_config;
+  p.metadata = tuple.metadata;
+  p.created_at = c.ts;
+  p.pending = tuple.pending_writes;
+  p.saved_version = version_;
+  const json& step = tuple.metadata.is_object() ? tuple.metadata.value("step", json(-1)) : json(-1);
+  p.loaded_step = step.is_number_integer() ? step.get<int64_t>() : -1;
+  step_ = p.loaded_step + 1;
+  stop_ = step_ + config_.recursion_limit;
+  checkpoint_id_ = c.id;
+}
+
+void PregelRun::first(const json* input, const Command* command) {
+  cp_ = std::make_unique<Persist>();
+  Persist& p = *cp_;
+  p.saver = g_->checkpointer;
+  p.durability = config_.durability;
+  p.queue = std::make_unique<SaveQueue>(g_->executor);
+  p.interrupt_before = config_.interrupt_before ? *config_.interrupt_before : g_->interrupt_before;
+  p.interrupt_after = config_.interrupt_after ? *config_.interrupt_after : g_->interrupt_after;
+  p.run_id = config_.run_id.empty() ? uuid4() : config_.run_id;
+  p.current = CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt};
+  p.saved_version.assign(ch_.size(), 0);
+  p.interrupt_seen.assign(ch_.size(), 0);
+  if (config_.thread_id.empty())
+    throw Error("graph '" + g_->name + "' has a checkpointer: RunConfig::thread_id must name the thread");
+  if (!ThreadLocks::acquire(p.saver.get(), config_.thread_id, config_.checkpoint_ns))
+    throw Error("graph '" + g_->name + "': thread '" + config_.thread_id +
+                "' already has a run in progress; wait for it to end before starting another");
+  p.locked = true;
+
+  CheckpointConfig address{config_.thread_id, config_.checkpoint_ns, config_.checkpoint_id};
+  std::optional<CheckpointTuple> tuple = p.saver->get_tuple(address);
+  if (config_.checkpoint_id && !tuple)
+    throw CheckpointError("graph '" + g_->name + "': thread '" + config_.thread_id + "' has no checkpoint '" +
+                          *config_.checkpoint_id + "'");
+  if (g_->typed) ch_[g_->start_channel]->restore(std::nullopt);
+  if (tuple) restore(*tuple);
+
+  const bool resume_cmd = command && !command->resume.is_null();
+  const bool resuming = tuple && ((input && input->is_null()) || resume_cmd);
+  const bool time_travel = config_.checkpoint_id.has_value() && !resume_cmd;
+  bool command_writes = false;
+
+  if (command) {
+    if (command->graph == Command::PARENT)
+      throw InvalidUpdateError("graph '" + g_->name + "': a Command with graph=PARENT was given as input, but this graph has no parent");
+    if (command->resume.is_null() && command->update.is_null() && command->go_to.empty())
+      throw EmptyInputError("graph '" + g_->name + "': received an empty Command (no resume, update or go_to)");
+    if (resume_cmd && !tuple)
+      throw InvalidUpdateError("graph '" + g_->name + "': Command.resume given, but thread '" + config_.thread_id +
+                               "' has no checkpoint, so nothing is waiting to be resumed");
+    std::vector<std::pair<std::string, json>> null_writes;
+    if (resume_cmd) {
+      // Pending interrupts: those of tasks that did not finish since.
+      std::set<std::string> finished;
+      for (const PendingWrite& w : p.pending)
+        if (!special_channel(w.channel) && w.task_id != kNullTask) finished.insert(w.task_id);
+      std::vector<std::pair<Interrupt, std::string>> open;  // interrupt, task id
+      for (const PendingWrite& w : p.pending)
+        if (w.channel == kInterruptChannel && !finished.count(w.task_id))
+          for (Interrupt& i : interrupts_from(w.value)) open.emplace_back(std::move(i), w.task_id);
+      const json& r = command->resume;
+      auto find_open = [&](const std::string& id) -> const std::string* {
+        for (const auto& [i, task] : open)
+          if (i.id == id) return &task;
+        return nullptr;
+      };
+      bool by_id = r.is_object() && !r.empty();
+      for (auto it = r.begin(); by_id && it != r.end(); ++it) by_id = find_open(it.key()) != nullptr;
+      if (open.empty())
+        throw InvalidUpdateError("graph '" + g_->name + "': Command.resume given, but thread '" + config_.thread_id +
+                                 "' has no pending interrupt");
+      if (by_id) {
+        for (auto it = r.begin(); it != r.end(); ++it) {
+          const std::string task = *find_open(it.key());
+          json answers = json::array();
+          for (const PendingWrite& w : p.pending)
+            if (w.task_id == task && w.channel == kResumeChannel && w.value.is_array()) answers = w.value;
+          answers.push_back(it.value());
+          std::erase_if(p.pending, [&](const PendingWrite& w) { return w.task_id == task && w.channel == kResumeChannel; });
+          p.pending.push_back(PendingWrite{task, kResumeChannel, answers});
+          p.put_writes(*p.current.checkpoint_id, task, {{kResumeChannel, answers}});
+        }
+      } else {
+        if (open.size() > 1) {
+          std::string ids;
+          for (const auto& [i, task] : open) ids += (ids.empty() ? "" : ", ") + i.id;
+          throw InvalidUpdateError("graph '" + g_->name + "': " + std::to_string(open.size()) +
+                                   " interrupts are pending on thread '" + config_.thread_id +
+                                   "'; resume them by id with Command.resume = {id: value, ...} (ids: " + ids + ")");
+        }
+        p.null_resume = r;
+        null_writes.emplace_back(kResumeChannel, r);
+      }
+    }
+    if (!command->update.is_null()) {
+      if (!command->update.is_object())
+        throw InvalidUpdateError("graph '" + g_->name + "': Command.update must be an object of state keys, got " +
+                                 preview(command->update));
+      for (auto it = command->update.begin(); it != command->update.end(); ++it) {
+        if (g_->find_key(it.key()) < 0)
+          throw InvalidUpdateError("graph '" + g_->name + "': Command.update has unknown key '" + it.key() +
+                                   "' (state keys: " + g_->key_list() + ")");
+        null_writes.emplace_back(it.key(), it.value());
+      }
+      command_writes = true;
+    }
+    for (const Destination& d : command->go_to.items()) {
+      if (const Send* s = std::get_if<Send>(&d)) {
+        if (g_->find_node(s->node) <= 0)
+          throw InvalidUpdateError("graph '" + g_->name + "': Command.go_to sends to unknown node '" + s->node +
+                                   "' (nodes: " + g_->node_list() + ")");
+        null_writes.emplace_back(kTasksChannel, json{{"node", s->node}, {"arg", s->arg}});
+      } else {
+        const std::string& to = std::get<std::string>(d);
+        if (to == END) continue;
+        if (g_->find_node(to) <= 0)
+          throw InvalidUpdateError("graph '" + g_->name + "': Command.go_to names unknown node '" + to +
+                                   "' (nodes: " + g_->node_list() + ")");
+        null_writes.emplace_back(g_->channels[g_->branch_channel[g_->find_node(to)]].name, nullptr);
+      }
+      command_writes = true;
+    }
+    if (!null_writes.empty()) {
+      for (const auto& [c, v] : null_writes) p.pending.push_back(PendingWrite{kNullTask, c, v});
+      if (tuple) p.put_writes(*p.current.checkpoint_id, kNullTask, std::move(null_writes));
+    }
+  }
+
+  apply_null_writes();
+  if (resuming || command_writes) {
+    p.interrupt_seen = version_;
+    const std::string source = p.metadata.is_object() ? p.metadata.value("source", std::string()) : std::string();
+    if (time_travel) {
+      // Replaying a past checkpoint: its steps run again, as a fork of it.
+      std::erase_if(p.pending, [](const PendingWrite& w) { return w.channel == kResumeChannel || w.channel == kInterruptChannel; });
+      if (source != "update" && source != "fork") {
+        step_ = p.loaded_step;
+        save_checkpoint("fork");
+        step_ = p.loaded_step + 1;
+      }
+    }
+    if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
+    if (!resuming) {
+      step_ = tuple ? p.loaded_step + 1 : -1;
+      save_checkpoint("input");
+      ++step_;
+    }
+    p.match_pending = !time_travel;
+  } else {
+    if (!input || input->is_null())
+      throw EmptyInputError("graph '" + g_->name + "': received no input, and thread '" + config_.thread_id +
+                            "' has no checkpoint to continue from");
+    if (!input->is_object())
+      throw InvalidUpdateError("graph '" + g_->name + "': input must be an object of state keys, got " + preview(*input));
+    if (tuple) discard_tasks();
+    Value in = *input;
+    ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
+    version_[g_->start_channel] = ++max_version_;
+    updated_ = {g_->start_channel};
+    live_volatile_ = {g_->start_channel};
+    step_ = tuple ? p.loaded_step + 1 : -1;
+    save_checkpoint("input");
+    ++step_;
+  }
+  stop_ = step_ + config_.recursion_limit;
+}
+
+void PregelRun::apply_null_writes() {
+  Persist& p = *cp_;
+  PregelTask t;
+  t.run = this;
+  for (const PendingWrite& w : p.pending)
+    if (w.task_id == kNullTask && !special_channel(w.channel)) decode_write(t, w.channel, w.value);
+  if (t.writes.empty() && t.control.empty() && t.sends.empty()) return;
+  const uint64_t version = ++max_version_;
+  ++epoch_;
+  bool any = false;
+  std::vector<std::pair<int, std::vector<Value>>> grouped;
+  auto add = [&](int c, Value v) {
+    for (auto& [gc, vals] : grouped)
+      if (gc == c) return vals.push_back(std::move(v));
+    grouped.emplace_back(c, std::vector<Value>{});
+    grouped.back().second.push_back(std::move(v));
+  };
+  for (auto& [c, v] : t.writes) add(c, std::move(v));
+  for (int c : t.control) add(c, json(nullptr));
+  for (auto& [c, vals] : grouped)
+    if (ch_[c]->update_values(std::span<Value>(vals))) bump(c, version, any);
+  for (Send& s : t.sends) pending_sends_.push_back(std::move(s));
+  for (int c : updated_)
+    if (g_->channels[c].is_volatile && ch_[c]->is_available() &&
+        std::find(live_volatile_.begin(), live_volatile_.end(), c) == live_volatile_.end())
+      live_volatile_.push_back(c);
+}
+
+void PregelRun::discard_tasks() {
+  // New input on a thread with unfinished tasks: they will not run (LangGraph's discard).
+  plan_tasks();
+  const uint64_t version = ++max_version_;
+  for (auto& t : tasks_) {
+    if (t->push) continue;
+    const NodeData& node = *t->node;
+    for (std::size_t j = 0; j < node.triggers.size(); ++j) seen_[node.id][j] = version_[node.triggers[j]];
+    for (int c : node.triggers)
+      if (ch_[c]->consume()) version_[c] = version;
+  }
+  for (int c : live_volatile_)
+    if (ch_[c]->update_values(std::span<Value>())) version_[c] = version;
+  live_volatile_.clear();
+  updated_.clear();
+  recycle_tasks();
+  cp_->pending.clear();
+}
+
+// --- writes as stored ---
+
+json PregelRun::encode_writes(const PregelTask& t) const {
+  json out = json::array();
+  for (const auto& [c, v] : t.writes) out.push_back(json::array({g_->state_keys[c], v.to_json()}));
+  for (int c : t.control) {
+    const ChannelData& cd = g_->channels[c];
+    out.push_back(json::array({cd.name, cd.role == ChannelRole::join ? json(t.node->name) : json(nullptr)}));
+  }
+  for (const Send& s : t.sends)
+    out.push_back(json::array(
+        {kTasksChannel, json{{"node", s.node}, {"arg", s.typed_arg ? g_->typed->to_json(s.typed_arg.get()) : s.arg}}}));
+  return out;
+}
+
+void PregelRun::decode_write(PregelTask& t, const std::string& channel, const json& value) {
+  auto fail = [&](const std::string& what) {
+    throw CheckpointError("graph '" + g_->name + "', thread '" + config_.thread_id + "': a pending write " + what);
+  };
+  if (channel == kTasksChannel) {
+    if (!value.is_object() || !value.contains("node") || !value["node"].is_string())
+      fail("holds a malformed Send: " + preview(value));
+    if (g_->typed) fail("holds a Send of typed state, which cannot be restored");
+    if (g_->find_node(value["node"].get<std::string>()) <= 0)
+      fail("sends to node '" + value["node"].get<std::string>() + "', which this graph does not have");
+    t.sends.push_back(Send{value["node"].get<std::string>(), value.value("arg", json(nullptr)), nullptr});
+    return;
+  }
+  int id = g_->find_channel(channel);
+  if (id < 0) fail("writes channel '" + channel + "', which this graph does not have");
+  if (id < g_->num_state_keys) {
+    if (g_->typed) {
+      for (auto& w : g_->typed->writes_from_json(json{{channel, value}})) t.writes.push_back(std::move(w));
+    } else {
+      t.writes.emplace_back(id, value);
+    }
+    return;
+  }
+  const ChannelRole role = g_->channels[id].role;
+  if (role == ChannelRole::branch || role == ChannelRole::join) t.control.push_back(id);
+}
+
+void PregelRun::save_task_writes(PregelTask& t) {
+  if (!cp_ || t.cached || t.synthetic) return;
+  std::vector<std::pair<std::string, json>> w;
+  if (t.error) {
+    std::string what;
+    try {
+      std::rethrow_exception(t.error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+      what = "unknown exception";
+    }
+    w.emplace_back(kErrorChannel, what);
+  } else if (!t.interrupts.empty()) {
+    w.emplace_back(kInterruptChannel, interrupts_json(t.interrupts));
+    if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
+  } else {
+    for (json& pair : encode_writes(t)) w.emplace_back(pair[0].get<std::string>(), std::move(pair[1]));
+    if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
+  }
+  if (w.empty()) return;
+  cp_->put_writes(checkpoint_id(), t.id(), std::move(w));
+}
+
+void PregelRun::match_pending_writes() {
+  Persist& p = *cp_;
+  if (p.pending.empty()) return;
+  for (auto& t : tasks_) {
+    const std::string& id = t->id();
+    for (const PendingWrite& w : p.pending) {
+      if (w.task_id != id) continue;
+      if (w.channel == kResumeChannel) {
+        if (w.value.is_array()) t->resume = w.value.get<std::vector<json>>();
+      } else if (w.channel == kErrorChannel) {
+        t->saved_error = w.value.is_string() ? w.value.get<std::string>() : w.value.dump();
+      } else if (w.channel == kInterruptChannel) {
+        t->interrupts = interrupts_from(w.value);
+      } else if (w.channel != kScheduledChannel) {
+        t->cached = true;
+        decode_write(*t, w.channel, w.value);
+      }
+    }
+    if (t->cached) {
+      t->interrupts.clear();
+      t->saved_error.reset();
+      json update = json::object();
+      for (const auto& [c, v] : t->writes) update[g_->state_keys[c]] = v.to_json();
+      t->stream_update = update.empty() ? json(nullptr) : std::move(update);
+    } else {
+      t->interrupts.clear();  // it runs again; what it asked is asked anew
+    }
+  }
+}
+
+bool PregelRun::should_interrupt(const std::vector<std::string>& nodes, const std::vector<PregelTask*>& tasks) const {
+  if (nodes.empty()) return false;
+  bool changed = false;
+  for (std::size_t c = 0; c < ch_.size() && !changed; ++c) changed = version_[c] > cp_->interrupt_seen[c];
+  if (!changed) return false;
+  const bool all = std::find(nodes.begin(), nodes.end(), "*") != nodes.end();
+  for (const PregelTask* t : tasks) {
+    if (t->node->is_start) continue;
+    if (all || std::find(nodes.begin(), nodes.end(), t->node->name) != nodes.end()) return true;
+  }
+  return false;
+}
+
+json PregelRun::interrupt(PregelTask& t, json value) {
+  if (!cp_)
+    throw Error("graph '" + g_->name + "': node '" + t.node->name +
+                "' called interrupt(), which needs a checkpointer (CompileOptions::checkpointer) and a thread_id");
+  std::size_t call = t.interrupt_calls++;
+  if (call < t.resume.size()) return t.resume[call];
+  {
+    std::lock_guard lock(cp_->resume_mutex);
+    if (cp_->null_resume) {
+      json v = std::move(*cp_->null_resume);
+      cp_->null_resume.reset();
+      t.resume.push_back(v);
+      return v;
+    }
+  }
+  std::string ns = t.node->name + ":" + t.id();
+  throw GraphInterrupt({Interrupt{std::move(value), interrupt_id(ns, t.resume.size())}});
+}
+
+// --- checkpoints ---
+
+void PregelRun::save_checkpoint(const char* source) {
+  Persist& p = *cp_;
+  json meta = {{"source", source}, {"step", step_}, {"parents", json::object()}, {"thread_id", config_.thread_id},
+               {"run_id", p.run_id}};
+  std::string id = uuid6();
+  if (p.durability == Durability::exit) {
+    // Only the last checkpoint is stored, as a child of the one the run started from.
+    if (!p.exit_dirty) p.exit_parent = p.current;
+    p.exit_dirty = true;
+    p.parent = p.exit_parent.checkpoint_id ? std::optional(p.exit_parent) : std::nullopt;
+  } else {
+    p.parent = p.current.checkpoint_id ? std::optional(p.current) : std::nullopt;
+  }
+  p.metadata = std::move(meta);
+  p.created_at = now_iso8601();
+  {
+    std::lock_guard lock(checkpoint_id_mutex_);
+    checkpoint_id_ = id;
+  }
+  p.pending.clear();
+  {
+    std::lock_guard lock(p.exit_mutex);
+    p.exit_writes.clear();
+  }
+  p.checkpoint_to_emit = true;
+  if (p.durability != Durability::exit) store_checkpoint();
+  p.current.checkpoint_id = id;
+}
+
+void PregelRun::store_checkpoint() {
+  Persist& p = *cp_;
+  Checkpoint c;
+  c.id = checkpoint_id_;
+  c.ts = p.created_at;
+  json new_versions = json::object();
+  json updated = json::array();
+  for (std::size_t i = 0; i < ch_.size(); ++i) {
+    const ChannelData& cd = g_->channels[i];
+    if (!ch_[i]->tracked() || version_[i] == 0) continue;
+    c.channel_versions[cd.name] = version_[i];
+    if (version_[i] == max_version_) updated.push_back(cd.name);
+    if (version_[i] == p.saved_version[i]) continue;
+    new_versions[cd.name] = version_[i];
+    if (std::optional<json> v = ch_[i]->checkpoint()) c.channel_values[cd.name] = std::move(*v);
+  }
+  if (!pending_sends_.empty()) {
+    json sends = json::array();
+    for (const Send& s : pending_sends_)
+      sends.push_back(json{{"node", s.node}, {"arg", s.typed_arg ? g_->typed->to_json(s.typed_arg.get()) : s.arg}});
+    c.channel_values[kTasksChannel] = std::move(sends);
+    c.channel_versions[kTasksChannel] = max_version_;
+    new_versions[kTasksChannel] = max_version_;
+  }
+  c.updated_channels = std::move(updated);
+  for (const NodeData& node : g_->nodes) {
+    json seen = json::object();
+    for (std::size_t j = 0; j < node.triggers.size(); ++j)
+      if (seen_[node.id][j]) seen[g_->channels[node.triggers[j]].name] = seen_[node.id][j];
+    if (!seen.empty()) c.versions_seen[node.name] = std::move(seen);
+  }
+  json iseen = json::object();
+  for (std::size_t i = 0; i < ch_.size(); ++i)
+    if (p.interrupt_seen[i]) iseen[g_->channels[i].name] = p.interrupt_seen[i];
+  c.versions_seen[kInterruptChannel] = std::move(iseen);
+  p.saved_version = version_;
+
+  CheckpointConfig parent{p.current.thread_id, p.current.checkpoint_ns,
+                          p.parent ? p.parent->checkpoint_id : std::nullopt};
+  if (p.durability == Durability::async) {
+    p.queue->push([s = p.saver, parent = std::move(parent), c = std::move(c), m = p.metadata, nv = std::move(new_versions)] {
+      s->put(parent, c, m, nv);
+    });
+  } else {
+    p.saver->put(parent, c, p.metadata, new_versions);
+  }
+}
+
+void PregelRun::emit_checkpoint_part() {
+  Persist& p = *cp_;
+  if (!p.checkpoint_to_emit) return;
+  p.checkpoint_to_emit = false;
+  if (!wants(StreamMode::checkpoints)) return;
+  json next = json::array();
+  json tasks = json::array();
+  for (const auto& t : tasks_) {
+    next.push_back(t->node->name);
+    tasks.push_back(json{{"id", t->id()}, {"name", t->node->name}, {"interrupts", json::array()}});
+  }
+  ready_.push_back(StreamPart{StreamMode::checkpoints,
+                              {},
+                              json{{"config", p.current.to_json()},
+                                   {"metadata", p.metadata},
+                                   {"values", state_json()},
+                                   {"next", std::move(next)},
+                                   {"parent_config", p.parent ? p.parent->to_json() : json(nullptr)},
+                                   {"tasks", std::move(tasks)}}});
+}
+
+void PregelRun::pause(std::vector<Interrupt> interrupts) {
+  Persist& p = *cp_;
+  const bool from_nodes = !interrupts.empty();
+  p.paused = true;
+  p.interrupts = std::move(interrupts);
+  json list = interrupts_json(p.interrupts);
+  if (!from_nodes && wants(StreamMode::updates))
+    ready_.push_back(StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}});
+  if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}});
+  phase_ = Phase::done;
+  finish_run_or_throw();
+  if (!from_nodes) return;
+  // The final state shows what the step's finished tasks wrote (nothing more is stored).
+  std::vector<TaskPtr> done;
+  for (auto& t : tasks_)
+    if (t->interrupts.empty() && !t->error) done.push_back(std::move(t));
+  if (done.empty()) return;
+  std::swap(tasks_, done);
+  try {
+    apply_writes();
+  } catch (const Error&) {
+    // The writes of the finished tasks conflict with each other; the stored state is intact.
+  }
+  if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
+  for (auto& t : done)
+    if (t) tasks_.push_back(std::move(t));
+}
+
+void PregelRun::finish_run() noexcept {
+  try {
+    finish_run_or_throw();
+  } catch (...) {  // the run already fails with its own error
+  }
+}
+
+void PregelRun::finish_run_or_throw() {
+  if (!cp_ || cp_->finished) return;
+  Persist& p = *cp_;
+  p.finished = true;
+  struct Unlock {
+    Persist& p;
+    ~Unlock() {
+      if (p.locked) ThreadLocks::release(p.saver.get(), p.current.thread_id, p.current.checkpoint_ns);
+      p.locked = false;
+    }
+  } unlock{p};
+  if (p.durability == Durability::exit) {
+    if (p.exit_dirty) store_checkpoint();
+    p.exit_dirty = false;
+    std::lock_guard lock(p.exit_mutex);
+    for (auto& [task, writes] : p.exit_writes)
+      p.saver->put_writes(CheckpointConfig{p.current.thread_id, p.current.checkpoint_ns, checkpoint_id_}, writes, task);
+    p.exit_writes.clear();
+  }
+  p.queue->drain();
+}
+
+json PregelRun::result() {
+  json out = g_->typed ? state_json() : take_state();
+  if (cp_ && cp_->paused) out[kInterruptChannel] = interrupts_json(cp_->interrupts);
+  return out;
+}
+
+// --- inspection: get_state and update_state ---
+
+StateSnapshot PregelRun::snapshot() {
+  Persist& p = *cp_;
+  StateSnapshot s;
+  s.config = p.current;
+  if (!p.has_checkpoint) return s;
+  apply_null_writes();
+  plan_tasks();
+  match_pending_writes();
+  // match_pending_writes clears what re-running tasks asked; read it again for the snapshot.
+  for (auto& t : tasks_) {
+    superstep::PregelTask info;
+    info.id = t->id();
+    info.name = t->node->name;
+    info.path = t->push ? json::array({"__pregel_push", t->push_index}) : json::array({"__pregel_pull", t->node->name});
+    if (!t->cached) {
+      for (const PendingWrite& w : p.pending) {
+        if (w.task_id != info.id) continue;
+        if (w.channel == kInterruptChannel) info.interrupts = interrupts_from(w.value);
+        if (w.channel == kErrorChannel) info.error = w.value.is_string() ? w.value.get<std::string>() : w.value.dump();
+      }
+      s.next.push_back(info.name);
+    } else {
+      info.result = t->stream_update.is_null() ? json::object() : t->stream_update;
+    }
+    for (const Interrupt& i : info.interrupts) s.interrupts.push_back(i);
+    s.tasks.push_back(std::move(info));
+  }
+  std::vector<TaskPtr> rest;
+  for (auto& t : tasks_)
+    if (!t->cached) rest.push_back(std::move(t));
+  std::erase_if(tasks_, [](const TaskPtr& t) { return !t; });
+  if (!tasks_.empty()) apply_writes();
+  for (auto& t : rest) tasks_.push_back(std::move(t));
+  s.values = state_json();
+  s.metadata = p.metadata;
+  s.created_at = p.created_at;
+  s.parent_config = p.parent;
+  return s;
+}
+
+CheckpointConfig PregelRun::update(const json& values, const std::string& as_node) {
+  Persist& p = *cp_;
+  p.saver = g_->checkpointer;
+  const int64_t step = p.loaded_step;
+  if (as_node == "__copy__") {
+    if (!values.is_null())
+      throw InvalidUpdateError("graph '" + g_->name + "': update_state as '__copy__' forks a checkpoint and takes no values");
+    step_ = step;
+    save_checkpoint("fork");
+    return p.current;
+  }
+  // Writes of tasks that finished in a pending step are applied first (on the latest checkpoint).
+  if (!config_.checkpoint_id && p.has_checkpoint && !p.pending.empty()) {
+    apply_null_writes();
+    plan_tasks();
+    match_pending_writes();
+    std::erase_if(tasks_, [](const TaskPtr& t) { return !t->cached; });
+    if (!tasks_.empty()) apply_writes();
+    recycle_tasks();
+    // The tasks that did not finish are planned again from the new versions.
+    updated_.clear();
+    for (std::size_t i = 0; i < ch_.size(); ++i)
+      if (g_->channels[i].is_trigger) updated_.push_back(static_cast<int>(i));
+  }
+  if (as_node == END) {
+    if (!values.is_null())
+      throw InvalidUpdateError("graph '" + g_->name + "': update_state as END takes no values (it ends the pending tasks)");
+    discard_tasks();
+    step_ = step + 1;
+    save_checkpoint("update");
+    return p.current;
+  }
+  if (as_node == "__input__") {
+    if (!values.is_object())
+      throw InvalidUpdateError("graph '" + g_->name + "': update_state as '__input__' needs an object of state keys");
+    discard_tasks();
+    Value in = values;
+    ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
+    version_[g_->start_channel] = ++max_version_;
+    step_ = step + 1;
+    save_checkpoint("input");
+    return p.current;
+  }
+  std::string node_name = as_node;
+  if (node_name.empty()) {
+    if (g_->nodes.size() == 2) {
+      node_name = g_->nodes[1].name;
+    } else {
+      // The node that saw the newest versions ran last; a tie is ambiguous.
+      uint64_t best = 0;
+      int count = 0;
+      for (const NodeData& nd : g_->nodes) {
+        if (nd.is_start) continue;
+        uint64_t m = 0;
+        for (uint64_t v : seen_[nd.id]) m = std::max(m, v);
+        if (m == 0) continue;
+        if (m > best) {
+          best = m;
+          count = 1;
+          node_name = nd.name;
+        } else if (m == best) {
+          ++count;
+        }
+      }
+      if (count != 1)
+        throw InvalidUpdateError("graph '" + g_->name + "': update_state cannot tell which node the update is from; "
+                                 "pass as_node (nodes: " + g_->node_list() + ")");
+    }
+  }
+  int n = g_->find_node(node_name);
+  if (n <= 0)
+    throw InvalidUpdateError("graph '" + g_->name + "': update_state as_node '" + node_name +
+                             "' is not a node (nodes: " + g_->node_list() + ")");
+  recycle_tasks();
+  TaskPtr t(new PregelTask());
+  t->run = this;
+  t->node = &g_->nodes[n];
+  t->step = step_;
+  t->synthetic = true;
+  t->runtime.emplace(*t);
+  if (g_->typed) {
+    if (!values.is_null()) {
+      if (!values.is_object())
+        throw InvalidUpdateError("graph '" + g_->name + "': update_state values must be an object of state keys");
+      for (auto it = values.begin(); it != values.end(); ++it)
+        if (g_->find_key(it.key()) < 0)
+          throw InvalidUpdateError("graph '" + g_->name + "': update_state has unknown key '" + it.key() +
+                                   "' (state keys: " + g_->key_list() + ")");
+      t->writes = g_->typed->writes_from_json(values);
+    }
+    const NodeData& nd = *t->node;
+    t->control.insert(t->control.end(), nd.edge_writes.begin(), nd.edge_writes.end());
+    t->control.insert(t->control.end(), nd.join_writes.begin(), nd.join_writes.end());
+  } else {
+    process_result(*t, NodeResult(values));
+  }
+  tasks_.push_back(std::move(t));
+  apply_writes();
+  recycle_tasks();
+  step_ = step + 1;
+  save_checkpoint("update");
+  return p.current;
+}
+
+}  // namespace internal
+}  // namespace superstep

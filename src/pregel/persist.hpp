@@ -1,0 +1,66 @@
+// PregelRun::Persist: what a checkpointed run keeps about its thread (internal to the pregel
+// layer: loop.cpp, runner.cpp and checkpointing.cpp). Touched on the consumer's thread, except
+// the members whose mutex says otherwise (tasks save their writes from their own threads).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pregel/run.hpp"
+#include "pregel/save_queue.hpp"
+#include "superstep/checkpoint/saver.hpp"
+
+namespace superstep::internal {
+
+struct PregelRun::Persist {
+  std::shared_ptr<CheckpointSaver> saver;
+  CheckpointConfig current;                   // thread, namespace and the current checkpoint's id
+  std::optional<CheckpointConfig> parent;
+  json metadata = json::object();
+  std::string created_at;
+  bool has_checkpoint = false;
+  int64_t loaded_step = -1;
+  std::vector<uint64_t> saved_version;        // channel versions of the stored checkpoint
+  std::vector<uint64_t> interrupt_seen;       // versions_seen["__interrupt__"]
+  std::vector<PendingWrite> pending;          // the current checkpoint's pending writes
+  bool match_pending = false;                 // the next plan reuses writes of finished tasks
+  std::mutex resume_mutex;                    // guards null_resume
+  std::optional<json> null_resume;
+  std::vector<std::string> interrupt_before, interrupt_after;
+  Durability durability = Durability::async;
+  std::unique_ptr<SaveQueue> queue;
+  bool paused = false;
+  std::vector<Interrupt> interrupts;
+  bool exit_dirty = false;                    // durability exit: the current checkpoint is not stored
+  CheckpointConfig exit_parent;
+  std::mutex exit_mutex;                      // guards exit_writes
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, json>>>> exit_writes;
+  std::string run_id;
+  bool locked = false;
+  bool checkpoint_to_emit = false;
+  bool finished = false;
+
+  void put_writes(const std::string& checkpoint_id, const std::string& task_id,
+                  std::vector<std::pair<std::string, json>> writes) {
+    CheckpointConfig cfg{current.thread_id, current.checkpoint_ns, checkpoint_id};
+    switch (durability) {
+      case Durability::sync:
+        saver->put_writes(cfg, writes, task_id);
+        break;
+      case Durability::async:
+        queue->push([s = saver, cfg = std::move(cfg), w = std::move(writes), task_id] { s->put_writes(cfg, w, task_id); });
+        break;
+      case Durability::exit: {
+        std::lock_guard lock(exit_mutex);
+        exit_writes.emplace_back(task_id, std::move(writes));
+        break;
+      }
+    }
+  }
+};
+
+}  // namespace superstep::internal

@@ -1,0 +1,90 @@
+// SaveQueue: runs a checkpointed run's saver calls in order, in the background (durability
+// "async"). Jobs run one at a time on the pool; drain() waits for all of them, running them on
+// the caller's thread when no pool job has started yet (so a full pool cannot stall a run).
+// Thread-safe: push may be called from any task's thread.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "superstep/executor.hpp"
+
+namespace superstep::internal {
+
+class SaveQueue {
+ public:
+  explicit SaveQueue(std::shared_ptr<ThreadPool> pool) : state_(std::make_shared<State>()), pool_(std::move(pool)) {}
+  ~SaveQueue() {
+    try {
+      drain();
+    } catch (...) {  // a destructor cannot report it; drain() callers already saw it
+    }
+  }
+  SaveQueue(const SaveQueue&) = delete;
+  SaveQueue& operator=(const SaveQueue&) = delete;
+
+  /// Queues `job`; jobs run in push order.
+  void push(std::function<void()> job) {
+    std::lock_guard lock(state_->mutex);
+    state_->jobs.push_back(std::move(job));
+    if (state_->running || state_->scheduled) return;
+    state_->scheduled = true;
+    pool_->submit([s = state_] {
+      std::unique_lock lock(s->mutex);
+      s->scheduled = false;
+      if (!s->running) s->run(lock);
+    });
+  }
+  /// Waits until every queued job ran. Throws: the first failure of a job since the last drain.
+  void drain() {
+    State& s = *state_;
+    std::unique_lock lock(s.mutex);
+    for (;;) {
+      if (s.running) {
+        s.idle.wait(lock);
+        continue;
+      }
+      if (s.jobs.empty()) break;
+      s.run(lock);
+    }
+    if (s.error) std::rethrow_exception(std::exchange(s.error, nullptr));
+  }
+
+ private:
+  struct State {
+    std::mutex mutex;  // guards everything below
+    std::condition_variable idle;
+    std::deque<std::function<void()>> jobs;
+    bool running = false;    // some thread is running jobs
+    bool scheduled = false;  // a pool job is queued
+    std::exception_ptr error;
+    /// Runs the queued jobs. Requires: `lock` holds mutex and nobody else is running.
+    void run(std::unique_lock<std::mutex>& lock) {
+      running = true;
+      while (!jobs.empty()) {
+        std::function<void()> job = std::move(jobs.front());
+        jobs.pop_front();
+        lock.unlock();
+        try {
+          job();
+        } catch (...) {
+          lock.lock();
+          if (!error) error = std::current_exception();
+          lock.unlock();
+        }
+        lock.lock();
+      }
+      running = false;
+      idle.notify_all();
+    }
+  };
+  std::shared_ptr<State> state_;
+  std::shared_ptr<ThreadPool> pool_;
+};
+
+}  // namespace superstep::internal
