@@ -40,7 +40,7 @@ StateSnapshot CompiledStateGraph::get_state(const RunConfig& config) const {
     throw CheckpointError("graph '" + data_->name + "': thread '" + config.thread_id + "' has no checkpoint '" +
                           *config.checkpoint_id + "'");
   internal::PregelRun run(data_, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{});
-  return run.snapshot();
+  return run.snapshot(/*apply_pending=*/!config.checkpoint_id);
 }
 
 std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig& config, const json& filter,
@@ -58,7 +58,7 @@ std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig
   std::vector<StateSnapshot> out;
   for (const CheckpointTuple& t : data_->checkpointer->list(q)) {
     internal::PregelRun run(data_, config, &t, internal::PregelRun::Inspect{});
-    out.push_back(run.snapshot());
+    out.push_back(run.snapshot(/*apply_pending=*/false));
   }
   return out;
 }

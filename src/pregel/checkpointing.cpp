@@ -237,7 +237,16 @@ void PregelRun::first(const json* input, const Command* command) {
     throw Error("graph '" + g_->name + "': thread '" + config_.thread_id +
                 "' already has a run in progress; wait for it to end before starting another");
   p.locked = true;
+  try {
+    load_and_apply_input(input, command);
+  } catch (...) {
+    finish_run();  // releases the thread; what was stored stays
+    throw;
+  }
+}
 
+void PregelRun::load_and_apply_input(const json* input, const Command* command) {
+  Persist& p = *cp_;
   CheckpointConfig address{config_.thread_id, config_.checkpoint_ns, config_.checkpoint_id};
   std::optional<CheckpointTuple> tuple = p.saver->get_tuple(address);
   if (config_.checkpoint_id && !tuple)
@@ -716,7 +725,7 @@ json PregelRun::result() {
 
 // --- inspection: get_state and update_state ---
 
-StateSnapshot PregelRun::snapshot() {
+StateSnapshot PregelRun::snapshot(bool apply_pending) {
   Persist& p = *cp_;
   StateSnapshot s;
   s.config = p.current;
@@ -724,6 +733,15 @@ StateSnapshot PregelRun::snapshot() {
   apply_null_writes();
   plan_tasks();
   match_pending_writes();
+  if (!apply_pending)
+    for (auto& t : tasks_)
+      if (t->cached) {
+        // A past checkpoint: its step was applied in its child; show the state as it was.
+        json result = std::move(t->stream_update);
+        t->clear_results();
+        t->cached = false;
+        t->stream_update = std::move(result);
+      }
   // match_pending_writes clears what re-running tasks asked; read it again for the snapshot.
   for (auto& t : tasks_) {
     superstep::PregelTask info;
@@ -731,6 +749,7 @@ StateSnapshot PregelRun::snapshot() {
     info.name = t->node->name;
     info.path = t->push ? json::array({"__pregel_push", t->push_index}) : json::array({"__pregel_pull", t->node->name});
     if (!t->cached) {
+      if (!t->stream_update.is_null()) info.result = t->stream_update;
       for (const PendingWrite& w : p.pending) {
         if (w.task_id != info.id) continue;
         if (w.channel == kInterruptChannel) info.interrupts = interrupts_from(w.value);

@@ -192,7 +192,9 @@ class PregelRun {
   /// interrupt(): the answer for task `t`'s next interrupt() call, or throws GraphInterrupt.
   json interrupt(PregelTask& t, json value);
   /// get_state: the snapshot of the loaded checkpoint.
-  StateSnapshot snapshot();
+  /// `apply_pending`: show the saved writes of the step's finished tasks in the values (the
+  /// latest checkpoint, as LangGraph's get_state) instead of listing those tasks as next.
+  StateSnapshot snapshot(bool apply_pending);
   /// update_state: applies `values` as `as_node` and stores a checkpoint. Returns its config.
   CheckpointConfig update(const json& values, const std::string& as_node);
 
@@ -211,6 +213,7 @@ class PregelRun {
 
   // checkpointing.cpp
   void first(const json* input, const Command* command);
+  void load_and_apply_input(const json* input, const Command* command);
   void restore(const CheckpointTuple& tuple);
   void apply_null_writes();
   void discard_tasks();

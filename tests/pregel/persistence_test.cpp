@@ -1,0 +1,494 @@
+// The engine with a checkpointer (DESIGN §3): checkpoints per step, interrupts and resume,
+// interrupt_before/after, get_state/history/update_state, replay and fork, failure and resume,
+// durability modes. Every case runs on every saver (memory, SQLite; PostgreSQL where a server is
+// given, see saver_params.hpp).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <superstep/checkpoint/sqlite_saver.hpp>
+
+#include "test_util.hpp"
+
+using namespace testing_util;
+
+namespace {
+
+struct SaverCase {
+  std::string name;
+  std::function<std::shared_ptr<sp::CheckpointSaver>()> make;
+};
+
+void PrintTo(const SaverCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<SaverCase> saver_cases() {
+  std::vector<SaverCase> out;
+  out.push_back({"memory", [] { return std::make_shared<sp::InMemorySaver>(); }});
+  out.push_back({"sqlite", [] {
+                   static std::atomic<int> n{0};
+                   auto path = std::filesystem::temp_directory_path() /
+                               ("superstep_persist_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".db");
+                   std::filesystem::remove(path);
+                   return std::make_shared<sp::SqliteSaver>(path.string());
+                 }});
+  return out;
+}
+
+class Persistence : public ::testing::TestWithParam<SaverCase> {
+ protected:
+  std::shared_ptr<sp::CheckpointSaver> saver = GetParam().make();
+  sp::RunConfig cfg(const std::string& thread) {
+    sp::RunConfig c;
+    c.thread_id = thread;
+    return c;
+  }
+};
+
+/// trace (append) and n (plain): a -> b -> c.
+sp::CompiledStateGraph chain(std::shared_ptr<sp::CheckpointSaver> saver, sp::CompileOptions opts = {}) {
+  sp::StateGraph g(trace_schema());
+  g.add_sequence({{"a", tracer("a")}, {"b", tracer("b")}, {"c", tracer("c")}});
+  g.add_edge(sp::START, "a");
+  opts.checkpointer = std::move(saver);
+  return g.compile(opts);
+}
+
+std::vector<std::string> sources(const std::vector<sp::StateSnapshot>& history) {
+  std::vector<std::string> out;
+  for (const auto& s : history) out.push_back(s.metadata["source"].get<std::string>() + ":" + s.metadata["step"].dump());
+  return out;
+}
+
+}  // namespace
+
+TEST_P(Persistence, CheckpointPerSuperstepWithSourcesStepsAndParents) {
+  auto app = chain(saver);
+  json out = app.invoke(json{{"n", 1}}, cfg("t1"));
+  EXPECT_EQ(out, (json{{"trace", {"a", "b", "c"}}, {"n", 1}}));
+  auto history = app.get_state_history(cfg("t1"));
+  EXPECT_EQ(sources(history), (std::vector<std::string>{"loop:3", "loop:2", "loop:1", "loop:0", "input:-1"}));
+  // Each checkpoint's parent is the one before it; the first has none.
+  for (std::size_t i = 0; i + 1 < history.size(); ++i)
+    EXPECT_EQ(history[i].parent_config->checkpoint_id, history[i + 1].config.checkpoint_id);
+  EXPECT_FALSE(history.back().parent_config);
+  EXPECT_EQ(history[0].values, out);
+  EXPECT_TRUE(history[0].next.empty());
+  EXPECT_EQ(history[1].next, std::vector<std::string>{"c"});
+  EXPECT_EQ(history[4].next, std::vector<std::string>{"__start__"});
+  EXPECT_EQ(history[0].metadata["thread_id"], "t1");
+
+  // A second input continues the thread: its steps follow on.
+  out = app.invoke(json{{"n", 2}}, cfg("t1"));
+  EXPECT_EQ(out["trace"], json({"a", "b", "c", "a", "b", "c"}));
+  EXPECT_EQ(app.get_state(cfg("t1")).metadata["step"], 8);  // input 4, __start__ 5, a 6, b 7, c 8
+  EXPECT_EQ(app.get_state_history(cfg("t1"), nullptr, std::nullopt, 2).size(), 2u);
+  EXPECT_EQ(app.get_state_history(cfg("t1"), json{{"source", "input"}}).size(), 2u);
+  auto older = app.get_state_history(cfg("t1"), nullptr, history[2].config.checkpoint_id);
+  EXPECT_EQ(sources(older), (std::vector<std::string>{"loop:0", "input:-1"}));
+}
+
+TEST_P(Persistence, InterruptInNodeThenResumeWithCommand) {
+  std::atomic<int> runs{0};
+  sp::StateSchema s;
+  s.field("answer").field("trace", sp::reducers::append);
+  sp::StateGraph g(s);
+  g.add_node("ask", [&](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    ++runs;
+    json a = sp::interrupt(rt, json{{"question", "ship it?"}});
+    return json{{"answer", a}, {"trace", {"ask"}}};
+  });
+  g.add_node("after", tracer("after"));
+  g.add_edge(sp::START, "ask").add_edge("ask", "after");
+  auto app = g.compile({.checkpointer = saver});
+
+  json out = app.invoke(json::object(), cfg("t"));
+  ASSERT_TRUE(out.contains("__interrupt__"));
+  ASSERT_EQ(out["__interrupt__"].size(), 1u);
+  EXPECT_EQ(out["__interrupt__"][0]["value"], (json{{"question", "ship it?"}}));
+  std::string id = out["__interrupt__"][0]["id"];
+  EXPECT_EQ(id.size(), 32u);
+
+  auto st = app.get_state(cfg("t"));
+  EXPECT_EQ(st.next, std::vector<std::string>{"ask"});
+  ASSERT_EQ(st.tasks.size(), 1u);
+  ASSERT_EQ(st.tasks[0].interrupts.size(), 1u);
+  EXPECT_EQ(st.tasks[0].interrupts[0].id, id);
+  EXPECT_EQ(st.interrupts.size(), 1u);
+
+  json parts = collect(app.stream(sp::Command{.resume = "yes"}, cfg("t"), {sp::StreamMode::updates, sp::StreamMode::values}));
+  json expected = json::parse(R"([
+    ["values", {"trace": []}],
+    ["updates", {"ask": {"answer": "yes", "trace": ["ask"]}}],
+    ["values", {"answer": "yes", "trace": ["ask"]}],
+    ["updates", {"after": {"trace": ["after"]}}],
+    ["values", {"answer": "yes", "trace": ["ask", "after"]}]
+  ])");
+  EXPECT_EQ(parts, expected);
+  EXPECT_EQ(runs, 2);
+  EXPECT_TRUE(app.get_state(cfg("t")).next.empty());
+
+  // Nothing is pending now: a resume is an error that names the thread, and stores nothing.
+  auto before = app.get_state_history(cfg("t")).size();
+  try {
+    app.invoke(sp::Command{.resume = "again"}, cfg("t"));
+    FAIL() << "resume without an interrupt must fail";
+  } catch (const sp::InvalidUpdateError& e) {
+    EXPECT_NE(std::string(e.what()).find("no pending interrupt"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'t'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(app.get_state_history(cfg("t")).size(), before);
+}
+
+TEST_P(Persistence, SeveralInterruptsInOneNodeAreAnsweredInOrder) {
+  std::atomic<int> runs{0};
+  sp::StateSchema s;
+  s.field("out");
+  sp::StateGraph g(s);
+  g.add_node("form", [&](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    ++runs;
+    json name = sp::interrupt(rt, "name?");
+    json age = sp::interrupt(rt, "age?");
+    return json{{"out", name.get<std::string>() + ":" + age.dump()}};
+  });
+  g.add_edge(sp::START, "form");
+  auto app = g.compile({.checkpointer = saver});
+  json r1 = app.invoke(json::object(), cfg("t"));
+  EXPECT_EQ(r1["__interrupt__"][0]["value"], "name?");
+  json r2 = app.invoke(sp::Command{.resume = "ada"}, cfg("t"));
+  EXPECT_EQ(r2["__interrupt__"][0]["value"], "age?");
+  EXPECT_NE(r2["__interrupt__"][0]["id"], r1["__interrupt__"][0]["id"]);
+  json r3 = app.invoke(sp::Command{.resume = 36}, cfg("t"));
+  EXPECT_EQ(r3, (json{{"out", "ada:36"}}));
+  EXPECT_EQ(runs, 3);
+}
+
+TEST_P(Persistence, ParallelInterruptsResumedByIdAndFinishedSiblingNotRerun) {
+  std::map<std::string, int> runs;
+  std::mutex m;
+  auto count = [&](const std::string& n) {
+    std::lock_guard lock(m);
+    ++runs[n];
+  };
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", [&](const sp::State&) {
+    count("a");
+    return json{{"trace", {"a"}}};
+  });
+  for (std::string n : {"b", "c"})
+    g.add_node(n, [&, n](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+      count(n);
+      json v = sp::interrupt(rt, "approve " + n);
+      return json{{"trace", {n + "=" + v.get<std::string>()}}};
+    });
+  g.add_node("join", tracer("join"));
+  g.add_edge(sp::START, "a").add_edge(sp::START, "b").add_edge(sp::START, "c");
+  g.add_edge({"a", "b", "c"}, "join");
+  auto app = g.compile({.executor = pool(2), .checkpointer = saver});
+
+  json out = app.invoke(json::object(), cfg("t"));
+  ASSERT_EQ(out["__interrupt__"].size(), 2u);
+  // The final values show what the finished sibling wrote.
+  EXPECT_EQ(out["trace"], json({"a"}));
+  auto st = app.get_state(cfg("t"));
+  EXPECT_EQ(st.values["trace"], json({"a"}));
+  EXPECT_EQ(st.next, (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(st.tasks[0].result, (json{{"trace", {"a"}}}));
+
+  std::map<std::string, std::string> id_of;
+  for (const auto& i : out["__interrupt__"]) id_of[i["value"].get<std::string>()] = i["id"].get<std::string>();
+  // One value for two pending interrupts is ambiguous.
+  EXPECT_THROW(app.invoke(sp::Command{.resume = "x"}, cfg("t")), sp::InvalidUpdateError);
+
+  // Resume only c: b is still pending.
+  json r = app.invoke(sp::Command{.resume = json{{id_of["approve c"], "ok-c"}}}, cfg("t"));
+  ASSERT_EQ(r["__interrupt__"].size(), 1u);
+  EXPECT_EQ(r["__interrupt__"][0]["value"], "approve b");
+  r = app.invoke(sp::Command{.resume = json{{r["__interrupt__"][0]["id"].get<std::string>(), "ok-b"}}}, cfg("t"));
+  EXPECT_EQ(r["trace"], json({"a", "b=ok-b", "c=ok-c", "join"}));
+  EXPECT_EQ(runs["a"], 1);  // finished before the pause: never run again
+  EXPECT_EQ(runs["c"], 2);  // paused, then answered
+  EXPECT_EQ(runs["b"], 3);  // paused, asked again (c's resume), then answered
+}
+
+TEST_P(Persistence, InterruptBeforeAndAfterAtCompileTimeAndPerCall) {
+  auto app = chain(saver, {.interrupt_before = {"b"}, .interrupt_after = {"b"}});
+  json parts = collect(app.stream(json{{"n", 1}}, cfg("t"), {sp::StreamMode::updates}));
+  EXPECT_EQ(parts.back(), json::parse(R"(["updates", {"__interrupt__": []}])"));
+  auto st = app.get_state(cfg("t"));
+  EXPECT_EQ(st.next, std::vector<std::string>{"b"});
+  EXPECT_EQ(st.values["trace"], json({"a"}));
+
+  json out = app.invoke(nullptr, cfg("t"));  // runs b, then pauses after it
+  EXPECT_EQ(out["trace"], json({"a", "b"}));
+  EXPECT_EQ(out["__interrupt__"], json::array());
+  EXPECT_EQ(app.get_state(cfg("t")).next, std::vector<std::string>{"c"});
+  out = app.invoke(nullptr, cfg("t"));
+  EXPECT_EQ(out, (json{{"trace", {"a", "b", "c"}}, {"n", 1}}));
+  out = app.invoke(nullptr, cfg("t"));  // nothing left to run
+  EXPECT_EQ(out, (json{{"trace", {"a", "b", "c"}}, {"n", 1}}));
+
+  // Per call, replacing the compiled lists; "*" is every node.
+  auto plain = chain(saver);
+  sp::RunConfig c = cfg("t2");
+  c.interrupt_before = std::vector<std::string>{"*"};
+  out = plain.invoke(json{{"n", 1}}, c);
+  EXPECT_EQ(out["trace"], json::array());
+  EXPECT_EQ(plain.get_state(cfg("t2")).next, std::vector<std::string>{"a"});
+  c.interrupt_before = std::vector<std::string>{"zzz"};
+  EXPECT_THROW(plain.invoke(nullptr, c), sp::Error);
+}
+
+TEST_P(Persistence, FailedStepResumesAndRerunsOnlyTheFailedTask) {
+  std::atomic<int> a_runs{0}, b_runs{0};
+  std::atomic<bool> fail{true};
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", [&](const sp::State&) {
+    ++a_runs;
+    return json{{"trace", {"a"}}};
+  });
+  g.add_node("b", [&](const sp::State&) -> sp::NodeResult {
+    ++b_runs;
+    if (fail) throw std::runtime_error("service down");
+    return json{{"trace", {"b"}}};
+  }, {.retry = sp::RetryPolicy{.max_attempts = 1}});
+  g.add_edge(sp::START, "a").add_edge(sp::START, "b");
+  auto app = g.compile({.executor = pool(2), .checkpointer = saver});
+  EXPECT_THROW(app.invoke(json::object(), cfg("t")), sp::NodeError);
+  auto st = app.get_state(cfg("t"));
+  EXPECT_EQ(st.next, std::vector<std::string>{"b"});
+  ASSERT_EQ(st.tasks.size(), 2u);
+  EXPECT_EQ(st.tasks[1].name, "b");
+  ASSERT_TRUE(st.tasks[1].error);
+  EXPECT_NE(st.tasks[1].error->find("service down"), std::string::npos);
+  fail = false;
+  json out = app.invoke(nullptr, cfg("t"));
+  EXPECT_EQ(out["trace"], json({"a", "b"}));
+  EXPECT_EQ(a_runs, 1);
+  EXPECT_EQ(b_runs, 2);
+}
+
+TEST_P(Persistence, UpdateStateAsNodeRunsItsEdgesAndRejectsBadInput) {
+  auto app = chain(saver, {.interrupt_before = {"b"}});
+  app.invoke(json{{"n", 1}}, cfg("t"));
+  // No as_node: the node that ran last (a), so next is b.
+  sp::RunConfig saved = app.update_state(cfg("t"), json{{"trace", {"manual"}}});
+  ASSERT_TRUE(saved.checkpoint_id);
+  auto st = app.get_state(cfg("t"));
+  EXPECT_EQ(st.values["trace"], json({"a", "manual"}));
+  EXPECT_EQ(st.next, std::vector<std::string>{"b"});
+  EXPECT_EQ(st.metadata["source"], "update");
+  EXPECT_EQ(st.metadata["step"], 2);
+  EXPECT_EQ(st.config.checkpoint_id, saved.checkpoint_id);
+  // As b: c runs next, b does not.
+  app.update_state(cfg("t"), json{{"trace", {"as-b"}}}, "b");
+  EXPECT_EQ(app.get_state(cfg("t")).next, std::vector<std::string>{"c"});
+  json out = app.invoke(nullptr, cfg("t"));
+  EXPECT_EQ(out["trace"], json({"a", "manual", "as-b", "c"}));
+
+  try {
+    app.update_state(cfg("t"), json{{"trace", {"x"}}}, "zzz");
+    FAIL();
+  } catch (const sp::InvalidUpdateError& e) {
+    EXPECT_NE(std::string(e.what()).find("'zzz'"), std::string::npos) << e.what();
+  }
+  try {
+    app.update_state(cfg("t"), json{{"totl", 1}}, "a");
+    FAIL();
+  } catch (const sp::InvalidUpdateError& e) {
+    EXPECT_NE(std::string(e.what()).find("'totl'"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(Persistence, UpdateStateAsEndClearsTasksAndCopyForks) {
+  auto app = chain(saver, {.interrupt_before = {"b"}});
+  app.invoke(json{{"n", 1}}, cfg("t"));
+  app.update_state(cfg("t"), nullptr, sp::END);
+  auto st = app.get_state(cfg("t"));
+  EXPECT_TRUE(st.next.empty());
+  EXPECT_EQ(st.values["trace"], json({"a"}));
+  sp::RunConfig fork = app.update_state(cfg("t"), nullptr, "__copy__");
+  auto copy = app.get_state(fork);
+  EXPECT_EQ(copy.metadata["source"], "fork");
+  EXPECT_EQ(copy.values, st.values);
+  EXPECT_EQ(copy.parent_config->checkpoint_id, st.config.checkpoint_id);
+}
+
+TEST_P(Persistence, ReplayFromPastCheckpointForksAndRerunsLaterSteps) {
+  std::atomic<int> c_runs{0};
+  sp::StateGraph g(trace_schema());
+  g.add_sequence({{"a", tracer("a")}, {"b", tracer("b")}});
+  g.add_node("c", [&](const sp::State&) {
+    ++c_runs;
+    return json{{"trace", {"c"}}};
+  });
+  g.add_edge(sp::START, "a").add_edge("b", "c");
+  auto app = g.compile({.checkpointer = saver});
+  app.invoke(json{{"n", 1}}, cfg("t"));
+  auto history = app.get_state_history(cfg("t"));
+  const sp::StateSnapshot& before_c = history[1];  // next = c
+  ASSERT_EQ(before_c.next, std::vector<std::string>{"c"});
+  sp::RunConfig at = cfg("t");
+  at.checkpoint_id = before_c.config.checkpoint_id;
+  json out = app.invoke(nullptr, at);
+  EXPECT_EQ(out["trace"], json({"a", "b", "c"}));
+  EXPECT_EQ(c_runs, 2);
+  auto latest = app.get_state(cfg("t"));
+  // The new branch hangs off a fork of the replayed checkpoint.
+  auto fork = app.get_state(sp::RunConfig{.thread_id = "t", .checkpoint_id = latest.parent_config->checkpoint_id});
+  EXPECT_EQ(fork.metadata["source"], "fork");
+  EXPECT_EQ(fork.parent_config->checkpoint_id, before_c.config.checkpoint_id);
+
+  // A new input at a past checkpoint forks too: the state starts from that checkpoint.
+  at.checkpoint_id = history[2].config.checkpoint_id;  // after a, next b
+  out = app.invoke(json{{"n", 9}}, at);
+  EXPECT_EQ(out["trace"], json({"a", "a", "b", "c"}));
+}
+
+TEST_P(Persistence, DurabilityModesGiveTheSameStateAndExitStoresOnlyTheEnd) {
+  for (sp::Durability d : {sp::Durability::sync, sp::Durability::async, sp::Durability::exit}) {
+    auto app = chain(saver);
+    std::string thread = "d" + std::to_string(static_cast<int>(d));
+    sp::RunConfig c = cfg(thread);
+    c.durability = d;
+    EXPECT_EQ(app.invoke(json{{"n", 1}}, c), (json{{"trace", {"a", "b", "c"}}, {"n", 1}}));
+    auto history = app.get_state_history(cfg(thread));
+    EXPECT_EQ(history.size(), d == sp::Durability::exit ? 1u : 5u);
+    EXPECT_EQ(history[0].values["trace"], json({"a", "b", "c"}));
+    EXPECT_EQ(history[0].metadata["step"], 3);
+  }
+  // Exit durability with an interrupt: the paused step is stored and resumes.
+  sp::StateSchema s;
+  s.field("v");
+  sp::StateGraph g(s);
+  g.add_node("a", [](const sp::State&) { return json{{"v", 1}}; });
+  g.add_node("ask", [](const sp::State& st, sp::Runtime& rt) -> sp::NodeResult {
+    return json{{"v", st.get<int>("v") + sp::interrupt(rt, "n?").get<int>()}};
+  });
+  g.add_edge(sp::START, "a").add_edge("a", "ask");
+  auto app = g.compile({.checkpointer = saver});
+  sp::RunConfig c = cfg("exit-int");
+  c.durability = sp::Durability::exit;
+  EXPECT_TRUE(app.invoke(json::object(), c).contains("__interrupt__"));
+  EXPECT_EQ(app.get_state(c).next, std::vector<std::string>{"ask"});
+  EXPECT_EQ(app.invoke(sp::Command{.resume = 41}, c), (json{{"v", 42}}));
+}
+
+TEST_P(Persistence, CheckpointsStreamMode) {
+  auto app = chain(saver);
+  int n = 0;
+  json last;
+  for (const auto& p : app.stream(json{{"n", 1}}, cfg("t"), {sp::StreamMode::checkpoints})) {
+    EXPECT_EQ(p.mode, sp::StreamMode::checkpoints);
+    last = p.data;
+    ++n;
+  }
+  EXPECT_EQ(n, 5);
+  EXPECT_EQ(last["metadata"]["step"], 3);
+  EXPECT_EQ(last["values"]["trace"], json({"a", "b", "c"}));
+  EXPECT_EQ(last["next"], json::array());
+  EXPECT_EQ(last["config"]["configurable"]["thread_id"], "t");
+}
+
+TEST_P(Persistence, CommandUpdateAndGoToAsInput) {
+  auto app = chain(saver, {.interrupt_before = {"b"}});
+  app.invoke(json{{"n", 1}}, cfg("t"));
+  json out = app.invoke(sp::Command{.update = json{{"n", 7}}, .go_to = "c"}, cfg("t"));
+  // b was pending; go_to adds c; both run (b first by name), then c after b.
+  EXPECT_EQ(out["n"], 7);
+  EXPECT_EQ(out["trace"], json({"a", "b", "c", "c"}));
+  EXPECT_THROW(app.invoke(sp::Command{.update = json{{"zz", 1}}}, cfg("t")), sp::InvalidUpdateError);
+  EXPECT_THROW(app.invoke(sp::Command{}, cfg("t")), sp::EmptyInputError);
+}
+
+TEST_P(Persistence, NewInputOnAPausedThreadDiscardsThePendingTasks) {
+  auto app = chain(saver, {.interrupt_before = {"b"}});
+  app.invoke(json{{"n", 1}}, cfg("t"));
+  json out = app.invoke(json{{"n", 5}}, cfg("t"));
+  EXPECT_EQ(out["trace"], json({"a", "a"}));
+  EXPECT_EQ(out["n"], 5);
+  EXPECT_EQ(app.get_state(cfg("t")).next, std::vector<std::string>{"b"});
+}
+
+TEST_P(Persistence, BadAddressesAndMissingThreadIdAreClearErrors) {
+  auto app = chain(saver);
+  EXPECT_THROW(app.invoke(json::object(), sp::RunConfig{}), sp::Error);
+  EXPECT_THROW(app.invoke(nullptr, cfg("nobody")), sp::EmptyInputError);
+  sp::RunConfig bad = cfg("nobody");
+  bad.checkpoint_id = "1f000000-0000-6000-8000-000000000000";
+  EXPECT_THROW(app.invoke(nullptr, bad), sp::CheckpointError);
+  EXPECT_THROW(app.get_state(bad), sp::CheckpointError);
+  // An unknown thread has an empty state (as in LangGraph).
+  auto st = app.get_state(cfg("nobody"));
+  EXPECT_EQ(st.values, json::object());
+  EXPECT_TRUE(st.next.empty());
+  // Thread ids are data, whatever they hold.
+  std::string odd = std::string("it's \"t\"; DROP TABLE checkpoints;--") + '\0' + "x";
+  EXPECT_EQ(app.invoke(json{{"n", 3}}, cfg(odd))["n"], 3);
+  EXPECT_EQ(app.get_state(cfg(odd)).values["n"], 3);
+  EXPECT_EQ(app.get_state(cfg("it's \"t\"; DROP TABLE checkpoints;--")).values, json::object());
+}
+
+TEST_P(Persistence, SecondConcurrentRunOnOneThreadIsRefused) {
+  std::atomic<bool> release{false}, started{false};
+  sp::StateGraph g(trace_schema());
+  g.add_node("slow", [&](const sp::State&) {
+    started = true;
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return json{{"trace", {"slow"}}};
+  });
+  g.add_edge(sp::START, "slow");
+  auto app = g.compile({.executor = pool(2), .checkpointer = saver});
+  std::thread first([&] { app.invoke(json::object(), cfg("busy")); });
+  while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  try {
+    app.invoke(json::object(), cfg("busy"));
+    ADD_FAILURE() << "a second run on a busy thread must fail";
+  } catch (const sp::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("already has a run in progress"), std::string::npos) << e.what();
+  }
+  release = true;
+  first.join();
+  EXPECT_EQ(app.get_state(cfg("busy")).values["trace"], json({"slow"}));
+  EXPECT_EQ(app.invoke(json::object(), cfg("busy"))["trace"], json({"slow", "slow"}));
+}
+
+TEST_P(Persistence, SendFanOutSurvivesAPause) {
+  sp::StateSchema s;
+  s.field("results", sp::reducers::append);
+  sp::StateGraph g(s);
+  g.add_node("plan", [](const sp::State&) { return json::object(); });
+  g.add_node("work", [](const sp::State& in) { return json{{"results", {in.get<int>("i") * 2}}}; });
+  g.add_edge(sp::START, "plan");
+  g.add_conditional_edges("plan", [](const sp::State&) {
+    std::vector<sp::Send> out;
+    for (int i = 0; i < 3; ++i) out.push_back(sp::Send{"work", json{{"i", i}}});
+    return sp::Route(out);
+  });
+  auto app = g.compile({.checkpointer = saver, .interrupt_after = {"plan"}});
+  json out = app.invoke(json::object(), cfg("t"));
+  EXPECT_EQ(out["__interrupt__"], json::array());
+  EXPECT_EQ(app.get_state(cfg("t")).next, (std::vector<std::string>{"work", "work", "work"}));
+  out = app.invoke(nullptr, cfg("t"));
+  EXPECT_EQ(out["results"], json({0, 2, 4}));
+}
+
+TEST_P(Persistence, InterruptWithoutCheckpointerIsAClearError) {
+  sp::StateSchema s;
+  s.field("v");
+  sp::StateGraph g(s);
+  g.add_node("ask", [](const sp::State&, sp::Runtime& rt) -> sp::NodeResult { return json{{"v", sp::interrupt(rt, 1)}}; });
+  g.add_edge(sp::START, "ask");
+  try {
+    g.compile().invoke(json::object());
+    FAIL();
+  } catch (const sp::NodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a checkpointer"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Savers, Persistence, ::testing::ValuesIn(saver_cases()),
+                         [](const auto& info) { return info.param.name; });
