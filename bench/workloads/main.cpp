@@ -1,4 +1,4 @@
-// superstep-bench WORKLOAD [N] [REPS] [--saver memory|sqlite|postgres] [--typed]
+// superstep-bench WORKLOAD [N] [REPS] [--saver memory|sqlite|postgres] [--typed] [--durability sync|async|exit]
 // Prints one JSON line per ../shared/bench/README.md. Exit 1 on a wrong result, 2 on bad usage.
 #include <sys/resource.h>
 
@@ -19,9 +19,10 @@ namespace {
 
 int usage(const std::string& why) {
   std::cerr << "superstep-bench: " << why << "\n"
-            << "usage: superstep-bench WORKLOAD [N] [REPS] [--saver memory|sqlite|postgres] [--typed]\n"
+            << "usage: superstep-bench WORKLOAD [N] [REPS] [--saver memory|sqlite] [--typed] "
+               "[--durability sync|async|exit]\n"
             << "workloads: sequential (N=1000), fanout (1000), react_loop (200), wide_state (100), "
-               "parallel_branches (50)\n";
+               "parallel_branches (50), checkpointed (200)\n";
   return 2;
 }
 
@@ -37,9 +38,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> positional;
   std::string saver = "memory";
   bool typed = false;
+  std::string durability = "async";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--saver" && i + 1 < argc) saver = argv[++i];
+    else if (a == "--durability" && i + 1 < argc) durability = argv[++i];
     else if (a.rfind("--saver=", 0) == 0) saver = a.substr(8);
     else if (a == "--typed") typed = true;
     else if (a == "-h" || a == "--help") return usage("help"), 0;
@@ -52,16 +55,24 @@ int main(int argc, char** argv) {
       {"checkpointed", 200}, {"conversation_storage", 1000}};
   auto it = defaults.find(name);
   if (it == defaults.end()) return usage("unknown workload '" + name + "'");
-  if (name == "checkpointed" || name == "conversation_storage")
-    return usage("workload '" + name + "' needs a checkpointer; persistence is not part of this build yet");
-  if (saver != "memory") return usage("--saver " + saver + " needs persistence, which is not part of this build yet");
+  if (name == "conversation_storage")
+    return usage("workload 'conversation_storage' (delta storage of append-only channels) is not part of this build yet");
+  if (saver != "memory" && saver != "sqlite") return usage("--saver " + saver + " is not part of this build (memory, sqlite)");
+  if (saver != "memory" && name != "checkpointed") return usage("--saver applies to the checkpointed workload");
+  if (durability != "sync" && durability != "async" && durability != "exit")
+    return usage("--durability must be sync, async or exit");
+  if (typed && name == "checkpointed") return usage("checkpointed has no typed form");
   if (typed && name == "parallel_branches") return usage("parallel_branches has no typed form");
 
   int n = positional.size() > 1 ? std::stoi(positional[1]) : it->second;
   int reps = positional.size() > 2 ? std::stoi(positional[2]) : 10;
   if (n < 1 || reps < 1) return usage("N and REPS must be positive");
 
-  bench::Workload w = typed ? (name == "sequential"   ? bench::make_sequential_typed(n)
+  const superstep::Durability dur = durability == "sync"   ? superstep::Durability::sync
+                                    : durability == "exit" ? superstep::Durability::exit
+                                                           : superstep::Durability::async;
+  bench::Workload w = name == "checkpointed" ? bench::make_checkpointed(n, saver, dur)
+                      : typed ? (name == "sequential"   ? bench::make_sequential_typed(n)
                                : name == "fanout"     ? bench::make_fanout_typed(n)
                                : name == "react_loop" ? bench::make_react_loop_typed(n)
                                                       : bench::make_wide_state_typed(n))
@@ -112,6 +123,7 @@ int main(int argc, char** argv) {
                {"compile_ms", w.compile_ms},
                {"result_check", "ok"},
                {"peak_rss_mb", peak_rss_mb()}};
+  if (w.extra) line.update(w.extra());
   if (direct_us) {
     // What the engine adds per node run on top of the node bodies' own JSON work.
     line["direct_us_per_node"] = *direct_us;

@@ -37,6 +37,8 @@ struct Workload {
   /// The same node bodies run in a plain loop on one JSON state, updates applied by hand with
   /// moves (no engine): what any implementation must spend. Empty when not meaningful.
   std::function<void()> direct;
+  /// Fields added to the JSON line (after the last repetition).
+  std::function<superstep::json()> extra;
   long nodes_run = 0;   // per repetition
   long supersteps = 0;  // per repetition
 };
@@ -46,6 +48,8 @@ Workload make_fanout(int n);
 Workload make_react_loop(int n);
 Workload make_wide_state(int n);
 Workload make_parallel_branches(int k);
+/// `sequential` with a checkpointer: saver "memory" or "sqlite" (a fresh file).
+Workload make_checkpointed(int n, const std::string& saver, superstep::Durability durability);
 
 // Typed state (--typed): the result is checked inside run(), on the struct.
 Workload make_sequential_typed(int n);
