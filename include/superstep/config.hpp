@@ -25,6 +25,7 @@ struct RunConfig {
   std::string checkpoint_ns;                   ///< namespace (subgraphs)
   json configurable = json::object();          ///< user values, readable by nodes
   std::string run_id;                          ///< set by the caller or generated
+  json metadata = json::object();              ///< merged into each checkpoint's metadata
   Durability durability = Durability::async;   ///< with a checkpointer
   /// Per call, replacing the compiled graph's lists when set ("*" = every node).
   std::optional<std::vector<std::string>> interrupt_before;

@@ -67,7 +67,8 @@ class Stream {
 
   iterator begin();
   std::default_sentinel_t end() const noexcept { return {}; }
-  /// The final state; valid once the stream is exhausted.
+  /// The final state (plus `__interrupt__` when the run paused); valid once the stream is
+  /// exhausted.
   json result() const;
 
  private:

@@ -123,6 +123,6 @@ Stream::iterator Stream::begin() {
 
 void Stream::advance() { current_ = run_->next(); }
 
-json Stream::result() const { return run_->state_json(); }
+json Stream::result() const { return run_->result(/*take=*/false); }
 
 }  // namespace superstep

@@ -564,8 +564,9 @@ json PregelRun::interrupt(PregelTask& t, json value) {
 
 void PregelRun::save_checkpoint(const char* source) {
   Persist& p = *cp_;
-  json meta = {{"source", source}, {"step", step_}, {"parents", json::object()}, {"thread_id", config_.thread_id},
-               {"run_id", p.run_id}};
+  json meta = config_.metadata.is_object() ? config_.metadata : json::object();
+  meta.update(json{{"source", source}, {"step", step_}, {"parents", json::object()}, {"thread_id", config_.thread_id},
+                   {"run_id", p.run_id}});
   std::string id = uuid6();
   if (p.durability == Durability::exit) {
     // Only the last checkpoint is stored, as a child of the one the run started from.
@@ -717,8 +718,8 @@ void PregelRun::finish_run_or_throw() {
   p.queue->drain();
 }
 
-json PregelRun::result() {
-  json out = g_->typed ? state_json() : take_state();
+json PregelRun::result(bool take) {
+  json out = g_->typed || !take ? state_json() : take_state();
   if (cp_ && cp_->paused) out[kInterruptChannel] = interrupts_json(cp_->interrupts);
   return out;
 }

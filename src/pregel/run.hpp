@@ -164,8 +164,9 @@ class PregelRun {
   json state_json() const;
   /// The final state, moved out of the channels (the run is over).
   json take_state();
-  /// The result of invoke: the state, plus `__interrupt__` when the run paused.
-  json result();
+  /// The result of invoke: the state, plus `__interrupt__` when the run paused. `take` moves
+  /// the values out of the channels (the run is over).
+  json result(bool take = true);
   /// Typed state: the run's struct.
   void* typed_state() { return g_->typed->mutable_state(*ch_[g_->holder_channel]); }
 

@@ -11,7 +11,7 @@ namespace {
 
 // hello: plan a trip -> research three topics in parallel (Send fan-out, coroutine nodes that
 // report progress on the custom stream) -> a join writes the summary.
-sp::CompiledStateGraph hello() {
+sp::CompiledStateGraph hello(sp::CompileOptions opts) {
   sp::StateSchema s;
   s.field("topic").field("notes", sp::reducers::append).field("summary").field("steps", sp::reducers::add, 0);
   sp::StateGraph g(s);
@@ -40,11 +40,12 @@ sp::CompiledStateGraph hello() {
   });
   g.add_edge("research", "write");
   g.add_edge("write", sp::END);
-  return g.compile({.name = "hello"});
+  opts.name = "hello";
+  return g.compile(std::move(opts));
 }
 
 // loop: a counter that routes back to itself until it reaches `target`.
-sp::CompiledStateGraph loop() {
+sp::CompiledStateGraph loop(sp::CompileOptions opts) {
   sp::StateSchema s;
   s.field("count", sp::reducers::add, 0).field("target");
   sp::StateGraph g(s);
@@ -54,11 +55,12 @@ sp::CompiledStateGraph loop() {
       "increment",
       [](const sp::State& st) { return st.get<int>("count") >= st.get<int>("target") ? "done" : "again"; },
       {{"again", "increment"}, {"done", sp::END}});
-  return g.compile({.name = "loop"});
+  opts.name = "loop";
+  return g.compile(std::move(opts));
 }
 
 // join: two branches of different length joined with add_edge({a, b}, c).
-sp::CompiledStateGraph join() {
+sp::CompiledStateGraph join(sp::CompileOptions opts) {
   sp::StateSchema s;
   s.field("trace", sp::reducers::append);
   sp::StateGraph g(s);
@@ -68,7 +70,32 @@ sp::CompiledStateGraph join() {
   g.add_edge(sp::START, "fetch_a").add_edge(sp::START, "fetch_b").add_edge("fetch_b", "clean_b");
   g.add_edge({"fetch_a", "clean_b"}, "merge");
   g.add_edge("merge", sp::END);
-  return g.compile({.name = "join"});
+  opts.name = "join";
+  return g.compile(std::move(opts));
+}
+
+// approval: a draft waits for a human's yes before it is published (interrupt + resume; run it
+// with --thread so the pause is stored, then `superstep resume THREAD --value '"yes"'`).
+sp::CompiledStateGraph approval(sp::CompileOptions opts) {
+  sp::StateSchema s;
+  s.field("topic").field("draft").field("approved").field("published");
+  sp::StateGraph g(s);
+  g.add_node("draft", [](const sp::State& st) {
+    return json{{"draft", "Five things to do in " + st.get<std::string>("topic")}};
+  });
+  g.add_node("approve", [](const sp::State& st, sp::Runtime& rt) -> sp::NodeResult {
+    json answer = sp::interrupt(rt, json{{"question", "publish this draft?"}, {"draft", st["draft"]}});
+    return json{{"approved", answer == "yes"}};
+  });
+  g.add_node("publish", [](const sp::State& st) {
+    return json{{"published", "PUBLISHED: " + st.get<std::string>("draft")}};
+  });
+  g.add_edge(sp::START, "draft").add_edge("draft", "approve");
+  g.add_conditional_edges(
+      "approve", [](const sp::State& st) { return st.get<bool>("approved") ? "publish" : sp::END; },
+      std::vector<std::string>{"publish", sp::END});
+  opts.name = "approval";
+  return g.compile(std::move(opts));
 }
 
 }  // namespace
@@ -79,6 +106,8 @@ const std::vector<BuiltinGraph>& builtin_graphs() {
        hello},
       {"loop", "a counter looping through a conditional edge until count >= target", json{{"target", 3}}, loop},
       {"join", "uneven branches joined with add_edge({a, b}, c)", json::object(), join},
+      {"approval", "draft -> approve (pauses for a human: interrupt) -> publish; needs --thread",
+       json{{"topic", "Lisbon"}}, approval},
   };
   return graphs;
 }

@@ -13,7 +13,8 @@ struct BuiltinGraph {
   std::string name;
   std::string description;
   superstep::json default_input;
-  std::function<superstep::CompiledStateGraph()> build;
+  /// Compiles the graph with `options` (its name is set by the graph).
+  std::function<superstep::CompiledStateGraph(superstep::CompileOptions options)> build;
 };
 
 const std::vector<BuiltinGraph>& builtin_graphs();

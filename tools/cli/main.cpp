@@ -1,10 +1,18 @@
-// superstep: run and draw graphs from the command line.
+// superstep: run and draw graphs from the command line, and inspect or resume stored threads.
 //   superstep list
 //   superstep run NAME [--input JSON] [--stream-mode updates,custom] [--recursion-limit N]
+//                      [--thread T [--db superstep.db]]
+//   superstep resume T [--value JSON] [--db superstep.db]
+//   superstep state T [--db superstep.db]
+//   superstep history T [--db superstep.db] [--limit N]
 //   superstep draw NAME [--format mermaid|dot]
+// With --thread, a run is checkpointed in the SQLite file --db; the graph's name is kept in the
+// checkpoints' metadata, so resume/state/history find it from the thread alone.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <sstream>
+
+#include <superstep/checkpoint/sqlite_saver.hpp>
 
 #include "builtin_graphs.hpp"
 
@@ -26,10 +34,38 @@ std::vector<sp::StreamMode> parse_modes(const std::string& list) {
   std::string item;
   while (std::getline(in, item, ',')) {
     auto m = sp::parse_stream_mode(item);
-    if (!m) throw std::runtime_error("unknown stream mode '" + item + "' (values, updates, custom, debug, tasks)");
+    if (!m)
+      throw std::runtime_error("unknown stream mode '" + item +
+                               "' (values, updates, custom, messages, debug, tasks, checkpoints)");
     modes.push_back(*m);
   }
   return modes;
+}
+
+json parse_json(const std::string& text, const char* option) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw std::runtime_error(std::string(option) + " is not valid JSON: " + e.what());
+  }
+}
+
+/// The built-in graph a stored thread was run with (kept in its checkpoints' metadata).
+const cli::BuiltinGraph& graph_of_thread(sp::CheckpointSaver& saver, const std::string& thread, const std::string& db) {
+  auto tuple = saver.get_tuple({thread, "", std::nullopt});
+  if (!tuple) throw std::runtime_error("thread '" + thread + "' has no checkpoint in " + db);
+  const json& name = tuple->metadata["graph"];
+  if (!name.is_string())
+    throw std::runtime_error("thread '" + thread + "' in " + db + " was not run by `superstep run` (no graph name)");
+  return require_graph(name.get<std::string>());
+}
+
+/// Prints each part as a JSON line, then ["final", the result] (with `__interrupt__` when the
+/// run paused).
+void print_run(sp::Stream stream) {
+  for (const sp::StreamPart& part : stream)
+    std::cout << json::array({std::string(sp::to_string(part.mode)), part.data}).dump() << std::endl;
+  std::cout << json::array({"final", stream.result()}).dump() << std::endl;
 }
 
 }  // namespace
@@ -41,12 +77,33 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "List the built-in graphs");
 
   auto* run = app.add_subcommand("run", "Run a built-in graph, printing each stream part as a JSON line");
-  std::string run_name, input_text, modes_text = "updates,custom";
+  std::string run_name, input_text, modes_text = "updates,custom", thread, db = "superstep.db";
   int recursion_limit = 25;
   run->add_option("name", run_name, "Graph name (see `superstep list`)")->required();
   run->add_option("--input", input_text, "Input state as JSON (default: the graph's example input)");
   run->add_option("--stream-mode", modes_text, "Comma-separated stream modes")->capture_default_str();
   run->add_option("--recursion-limit", recursion_limit, "Maximum supersteps")->capture_default_str();
+  run->add_option("--thread", thread, "Persist the run as this thread (checkpoints in --db)");
+  run->add_option("--db", db, "SQLite file for checkpoints")->capture_default_str();
+
+  auto* resume = app.add_subcommand("resume", "Continue a stored thread (answering its interrupt with --value)");
+  std::string resume_thread, value_text;
+  resume->add_option("thread", resume_thread, "Thread id")->required();
+  resume->add_option("--value", value_text, "Resume value as JSON (answers the pending interrupt)");
+  resume->add_option("--db", db, "SQLite file for checkpoints")->capture_default_str();
+  resume->add_option("--stream-mode", modes_text, "Comma-separated stream modes")->capture_default_str();
+
+  auto* state = app.add_subcommand("state", "Print a stored thread's current state snapshot as JSON");
+  std::string state_thread;
+  state->add_option("thread", state_thread, "Thread id")->required();
+  state->add_option("--db", db, "SQLite file for checkpoints")->capture_default_str();
+
+  auto* history = app.add_subcommand("history", "Print a stored thread's snapshots, newest first, one JSON per line");
+  std::string history_thread;
+  std::size_t limit = 0;
+  history->add_option("thread", history_thread, "Thread id")->required();
+  history->add_option("--db", db, "SQLite file for checkpoints")->capture_default_str();
+  history->add_option("--limit", limit, "At most this many (0 = all)");
 
   auto* draw = app.add_subcommand("draw", "Print a built-in graph as Mermaid or Graphviz dot");
   std::string draw_name, format = "mermaid";
@@ -60,24 +117,44 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*draw) {
-      auto graph = require_graph(draw_name).build().get_graph();
+      auto graph = require_graph(draw_name).build({}).get_graph();
       std::cout << (format == "dot" ? graph.draw_dot() : graph.draw_mermaid());
       return 0;
     }
-    const auto& spec = require_graph(run_name);
-    json input = spec.default_input;
-    if (!input_text.empty()) {
-      try {
-        input = json::parse(input_text);
-      } catch (const json::parse_error& e) {
-        throw std::runtime_error(std::string("--input is not valid JSON: ") + e.what());
+    if (*run) {
+      const auto& spec = require_graph(run_name);
+      json input = input_text.empty() ? spec.default_input : parse_json(input_text, "--input");
+      sp::RunConfig cfg{.recursion_limit = recursion_limit};
+      sp::CompileOptions opts;
+      if (!thread.empty()) {
+        opts.checkpointer = std::make_shared<sp::SqliteSaver>(db);
+        cfg.thread_id = thread;
+        cfg.metadata = json{{"graph", spec.name}};
       }
+      auto graph = spec.build(opts);
+      print_run(graph.stream(input, cfg, parse_modes(modes_text)));
+      return 0;
     }
-    auto graph = spec.build();
-    auto stream = graph.stream(input, {.recursion_limit = recursion_limit}, parse_modes(modes_text));
-    for (const sp::StreamPart& part : stream)
-      std::cout << json::array({std::string(sp::to_string(part.mode)), part.data}).dump() << std::endl;
-    std::cout << json::array({"final", stream.result()}).dump() << std::endl;
+    auto saver = std::make_shared<sp::SqliteSaver>(db);
+    if (*resume) {
+      const auto& spec = graph_of_thread(*saver, resume_thread, db);
+      auto graph = spec.build({.checkpointer = saver});
+      sp::RunConfig cfg{.thread_id = resume_thread};
+      cfg.metadata = json{{"graph", spec.name}};
+      auto modes = parse_modes(modes_text);
+      if (value_text.empty()) print_run(graph.stream(nullptr, cfg, modes));
+      else print_run(graph.stream(sp::Command{.resume = parse_json(value_text, "--value")}, cfg, modes));
+      return 0;
+    }
+    if (*state) {
+      auto graph = graph_of_thread(*saver, state_thread, db).build({.checkpointer = saver});
+      std::cout << graph.get_state({.thread_id = state_thread}).to_json().dump(2) << std::endl;
+      return 0;
+    }
+    auto graph = graph_of_thread(*saver, history_thread, db).build({.checkpointer = saver});
+    auto snapshots = graph.get_state_history({.thread_id = history_thread}, nullptr, std::nullopt,
+                                             limit ? std::optional<std::size_t>(limit) : std::nullopt);
+    for (const auto& s : snapshots) std::cout << s.to_json().dump() << std::endl;
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "superstep: " << e.what() << "\n";
