@@ -26,19 +26,26 @@ Stream CompiledStateGraph::stream(const Command& input, const RunConfig& config,
 }
 
 namespace {
-void require_checkpointer(const internal::GraphData& g, const char* what) {
+void require_checkpointer(const internal::GraphData& g, const RunConfig& config, const char* what) {
   if (!g.checkpointer)
     throw Error("graph '" + g.name + "' has no checkpointer: " + what + " needs CompileOptions::checkpointer");
+  if (config.thread_id.empty()) throw Error("graph '" + g.name + "': " + what + " needs RunConfig::thread_id");
+}
+
+/// The checkpoint `config` names (its thread's latest when no checkpoint_id), or nullopt.
+/// Throws: CheckpointError when the named checkpoint does not exist.
+std::optional<CheckpointTuple> load(const internal::GraphData& g, const RunConfig& config, const char* what) {
+  require_checkpointer(g, config, what);
+  auto tuple = g.checkpointer->get_tuple({config.thread_id, config.checkpoint_ns, config.checkpoint_id});
+  if (config.checkpoint_id && !tuple)
+    throw CheckpointError("graph '" + g.name + "': thread '" + config.thread_id + "' has no checkpoint '" +
+                          *config.checkpoint_id + "'");
+  return tuple;
 }
 }  // namespace
 
 StateSnapshot CompiledStateGraph::get_state(const RunConfig& config) const {
-  require_checkpointer(*data_, "get_state");
-  if (config.thread_id.empty()) throw Error("graph '" + data_->name + "': get_state needs RunConfig::thread_id");
-  auto tuple = data_->checkpointer->get_tuple({config.thread_id, config.checkpoint_ns, config.checkpoint_id});
-  if (config.checkpoint_id && !tuple)
-    throw CheckpointError("graph '" + data_->name + "': thread '" + config.thread_id + "' has no checkpoint '" +
-                          *config.checkpoint_id + "'");
+  auto tuple = load(*data_, config, "get_state");
   internal::PregelRun run(data_, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{});
   return run.snapshot(/*apply_pending=*/!config.checkpoint_id);
 }
@@ -46,9 +53,7 @@ StateSnapshot CompiledStateGraph::get_state(const RunConfig& config) const {
 std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig& config, const json& filter,
                                                                  std::optional<std::string> before,
                                                                  std::optional<std::size_t> limit) const {
-  require_checkpointer(*data_, "get_state_history");
-  if (config.thread_id.empty())
-    throw Error("graph '" + data_->name + "': get_state_history needs RunConfig::thread_id");
+  require_checkpointer(*data_, config, "get_state_history");
   CheckpointQuery q;
   q.thread_id = config.thread_id;
   q.checkpoint_ns = config.checkpoint_ns;
@@ -64,12 +69,7 @@ std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig
 }
 
 RunConfig CompiledStateGraph::update_state(const RunConfig& config, const json& values, const std::string& as_node) const {
-  require_checkpointer(*data_, "update_state");
-  if (config.thread_id.empty()) throw Error("graph '" + data_->name + "': update_state needs RunConfig::thread_id");
-  auto tuple = data_->checkpointer->get_tuple({config.thread_id, config.checkpoint_ns, config.checkpoint_id});
-  if (config.checkpoint_id && !tuple)
-    throw CheckpointError("graph '" + data_->name + "': thread '" + config.thread_id + "' has no checkpoint '" +
-                          *config.checkpoint_id + "'");
+  auto tuple = load(*data_, config, "update_state");
   internal::PregelRun run(data_, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{});
   CheckpointConfig saved = run.update(values, as_node);
   RunConfig out = config;

@@ -478,15 +478,7 @@ void PregelRun::save_task_writes(PregelTask& t) {
   if (!cp_ || t.cached || t.synthetic) return;
   std::vector<std::pair<std::string, json>> w;
   if (t.error) {
-    std::string what;
-    try {
-      std::rethrow_exception(t.error);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-      what = "unknown exception";
-    }
-    w.emplace_back(kErrorChannel, what);
+    w.emplace_back(kErrorChannel, describe(t.error));
   } else if (!t.interrupts.empty()) {
     w.emplace_back(kInterruptChannel, interrupts_json(t.interrupts));
     if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));

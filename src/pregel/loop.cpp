@@ -331,15 +331,7 @@ void PregelRun::finish_step() {
     if (!t->error) continue;
     phase_ = Phase::done;
     if (!t->error_from_node) std::rethrow_exception(t->error);
-    std::string what;
-    try {
-      std::rethrow_exception(t->error);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-      what = "unknown exception";
-    }
-    throw NodeError(t->node->name, t->id(), step_, t->error, what);
+    throw NodeError(t->node->name, t->id(), step_, t->error, describe(t->error));
   }
   if (cp_) {
     // A task paused in interrupt(): the step is not applied; its finished tasks' writes are saved.
@@ -416,16 +408,7 @@ void PregelRun::emit_task_result(const PregelTask& t) {
   if (!wants(StreamMode::tasks) && !wants(StreamMode::debug)) return;
   json result = json::object();
   for (const auto& [cid, v] : t.writes) result[g_->state_keys[cid]] = v.to_json();
-  json error = nullptr;
-  if (t.error) {
-    try {
-      std::rethrow_exception(t.error);
-    } catch (const std::exception& e) {
-      error = e.what();
-    } catch (...) {
-      error = "unknown exception";
-    }
-  }
+  json error = t.error ? json(describe(t.error)) : json(nullptr);
   json payload = {{"id", t.id()},
                   {"name", t.node->name},
                   {"error", error},

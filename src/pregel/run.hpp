@@ -16,6 +16,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -36,6 +37,17 @@ namespace superstep::internal {
 
 class PregelRun;
 struct StepRun;
+
+/// What an exception says (its what(), or "unknown exception").
+inline std::string describe(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
 
 /// What Runtime reaches: the task's identity and its run.
 class TaskContext {
