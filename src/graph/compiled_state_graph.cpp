@@ -83,8 +83,18 @@ void CompiledStateGraph::invoke_typed(internal::WriteList input, const RunConfig
   internal::PregelRun run(data_, std::move(input), config, {});
   while (run.next()) {
   }
-  if (run.checkpointing()) run.result();  // a paused typed run still hands over its state
   take(run.typed_state());
+}
+
+void CompiledStateGraph::invoke_typed(const Command* input, const RunConfig& config,
+                                      const std::function<void(void*)>& take) const {
+  if (!data_->typed) throw Error("graph '" + data_->name + "' has JSON state, not typed state");
+  std::optional<internal::PregelRun> run;
+  if (input) run.emplace(data_, *input, config, std::vector<StreamMode>{});
+  else run.emplace(data_, json(nullptr), config, std::vector<StreamMode>{});
+  while (run->next()) {
+  }
+  take(run->typed_state());
 }
 
 Stream CompiledStateGraph::stream_typed(internal::WriteList input, const RunConfig& config,

@@ -115,13 +115,7 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, c
     : g_(std::move(graph)), config_(std::move(config)) {
   config_.durability = Durability::sync;
   init({});
-  cp_ = std::make_unique<Persist>();
-  cp_->saver = g_->checkpointer;
-  cp_->durability = Durability::sync;
-  cp_->queue = std::make_unique<SaveQueue>(g_->executor);
-  cp_->current = CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt};
-  cp_->interrupt_seen.assign(ch_.size(), 0);
-  cp_->run_id = uuid4();
+  start_persist();
   if (g_->typed) ch_[g_->start_channel]->restore(std::nullopt);
   version_[g_->start_channel] = 0;
   updated_.clear();
@@ -130,9 +124,21 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, c
     restore(*tuple);
   } else {
     step_ = 0;
-    cp_->loaded_step = -1;
-    cp_->saved_version.assign(ch_.size(), 0);
   }
+}
+
+void PregelRun::start_persist() {
+  cp_ = std::make_unique<Persist>();
+  Persist& p = *cp_;
+  p.saver = g_->checkpointer;
+  p.durability = config_.durability;
+  p.queue = std::make_unique<SaveQueue>(g_->executor);
+  p.interrupt_before = config_.interrupt_before ? *config_.interrupt_before : g_->interrupt_before;
+  p.interrupt_after = config_.interrupt_after ? *config_.interrupt_after : g_->interrupt_after;
+  p.run_id = config_.run_id.empty() ? uuid4() : config_.run_id;
+  p.current = CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt};
+  p.saved_version.assign(ch_.size(), 0);
+  p.interrupt_seen.assign(ch_.size(), 0);
 }
 
 void PregelRun::restore(const CheckpointTuple& tuple) {
@@ -220,17 +226,8 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
 }
 
 void PregelRun::first(const json* input, const Command* command) {
-  cp_ = std::make_unique<Persist>();
+  start_persist();
   Persist& p = *cp_;
-  p.saver = g_->checkpointer;
-  p.durability = config_.durability;
-  p.queue = std::make_unique<SaveQueue>(g_->executor);
-  p.interrupt_before = config_.interrupt_before ? *config_.interrupt_before : g_->interrupt_before;
-  p.interrupt_after = config_.interrupt_after ? *config_.interrupt_after : g_->interrupt_after;
-  p.run_id = config_.run_id.empty() ? uuid4() : config_.run_id;
-  p.current = CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt};
-  p.saved_version.assign(ch_.size(), 0);
-  p.interrupt_seen.assign(ch_.size(), 0);
   if (config_.thread_id.empty())
     throw Error("graph '" + g_->name + "' has a checkpointer: RunConfig::thread_id must name the thread");
   if (!ThreadLocks::acquire(p.saver.get(), config_.thread_id, config_.checkpoint_ns))
@@ -770,7 +767,6 @@ StateSnapshot PregelRun::snapshot(bool apply_pending) {
 
 CheckpointConfig PregelRun::update(const json& values, const std::string& as_node) {
   Persist& p = *cp_;
-  p.saver = g_->checkpointer;
   const int64_t step = p.loaded_step;
   if (as_node == "__copy__") {
     if (!values.is_null())

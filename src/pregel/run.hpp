@@ -225,6 +225,7 @@ class PregelRun {
   std::vector<std::string> trigger_names(const PregelTask& t) const;
 
   // checkpointing.cpp
+  void start_persist();
   void first(const json* input, const Command* command);
   void load_and_apply_input(const json* input, const Command* command);
   void restore(const CheckpointTuple& tuple);

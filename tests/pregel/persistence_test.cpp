@@ -13,6 +13,7 @@
 #include <superstep/checkpoint/sqlite_saver.hpp>
 
 #include "test_util.hpp"
+#include "typed/typed_states.hpp"
 
 using namespace testing_util;
 
@@ -488,6 +489,38 @@ TEST_P(Persistence, InterruptWithoutCheckpointerIsAClearError) {
   } catch (const sp::NodeError& e) {
     EXPECT_NE(std::string(e.what()).find("needs a checkpointer"), std::string::npos) << e.what();
   }
+}
+
+TEST_P(Persistence, TypedStatePausesResumesAndUpdatesFieldByField) {
+  using U = sp::Update<Flow>;
+  sp::TypedStateGraph<Flow> g;
+  g.add_node("a", [](const Flow&) { return U().set<&Flow::trace>(std::vector<std::string>{"a"}).set<&Flow::n>(1); });
+  g.add_node("ask", [](const Flow& s, sp::Runtime& rt) {
+    json answer = sp::interrupt(rt, "go?");
+    return U().set<&Flow::text>(answer.get<std::string>()).set<&Flow::total>(s.n);
+  });
+  g.add_node("b", [](const Flow&) { return U().set<&Flow::trace>(std::vector<std::string>{"b"}); });
+  g.add_edge(sp::START, "a").add_edge("a", "ask").add_edge("ask", "b");
+  auto app = g.compile({.checkpointer = saver, .interrupt_before = {"b"}});
+
+  Flow paused = app.invoke(U().set<&Flow::n>(5), cfg("t"));
+  EXPECT_EQ(paused.n, 1);
+  EXPECT_EQ(paused.text, "start");
+  auto st = app.get_state(cfg("t"));
+  EXPECT_EQ(st.next, std::vector<std::string>{"ask"});
+  EXPECT_EQ(st.values["trace"], json({"a"}));
+  EXPECT_EQ(st.values["total"], 10);
+
+  Flow at_b = app.invoke(sp::Command{.resume = "yes"}, cfg("t"));  // then pauses before b
+  EXPECT_EQ(at_b.text, "yes");
+  EXPECT_EQ(at_b.total, 11);  // add reducer: 10 + n
+  EXPECT_EQ(app.get_state(cfg("t")).next, std::vector<std::string>{"b"});
+
+  app.update_state(cfg("t"), json{{"trace", {"manual"}}}, "ask");
+  Flow done = app.invoke(nullptr, cfg("t"));
+  EXPECT_EQ(done.trace, (std::vector<std::string>{"a", "manual", "b"}));
+  EXPECT_EQ(done.total, 11);
+  EXPECT_EQ(app.get_state_history(cfg("t")).front().values["trace"], json({"a", "manual", "b"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Savers, Persistence, ::testing::ValuesIn(saver_cases()),

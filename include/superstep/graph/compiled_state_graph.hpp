@@ -69,6 +69,8 @@ class CompiledStateGraph {
   /// Typed state (used by TypedCompiledGraph<S>): runs with typed input writes and hands the
   /// final state struct to `take` before the run's channels are recycled.
   void invoke_typed(internal::WriteList input, const RunConfig& config, const std::function<void(void*)>& take) const;
+  /// Typed state on a checkpointed thread: a Command input, or (null) continue the thread.
+  void invoke_typed(const Command* input, const RunConfig& config, const std::function<void(void*)>& take) const;
   Stream stream_typed(internal::WriteList input, const RunConfig& config, std::vector<StreamMode> modes) const;
 
  private:

@@ -140,6 +140,24 @@ class TypedCompiledGraph {
     graph_.invoke_typed(std::move(input).take(), config, [&](void* state) { out = std::move(*static_cast<S*>(state)); });
     return out;
   }
+  /// With a checkpointer: resumes interrupts / applies Command.update / routes, on config's thread.
+  S invoke(const Command& input, const RunConfig& config) const {
+    S out{};
+    graph_.invoke_typed(&input, config, [&](void* state) { out = std::move(*static_cast<S*>(state)); });
+    return out;
+  }
+  /// With a checkpointer: continues the thread (after interrupt_before/after, a failure or a crash).
+  S invoke(std::nullptr_t, const RunConfig& config) const {
+    S out{};
+    graph_.invoke_typed(nullptr, config, [&](void* state) { out = std::move(*static_cast<S*>(state)); });
+    return out;
+  }
+  /// The thread's snapshot (values as JSON), its history and update_state: see CompiledStateGraph.
+  StateSnapshot get_state(const RunConfig& config) const { return graph_.get_state(config); }
+  std::vector<StateSnapshot> get_state_history(const RunConfig& config) const { return graph_.get_state_history(config); }
+  RunConfig update_state(const RunConfig& config, const json& values, const std::string& as_node = "") const {
+    return graph_.update_state(config, values, as_node);
+  }
   /// Streams like CompiledStateGraph::stream; parts carry JSON renderings of the typed values.
   Stream stream(Update<S> input = {}, const RunConfig& config = {},
                 std::vector<StreamMode> modes = {StreamMode::values}) const {
