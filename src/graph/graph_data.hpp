@@ -111,6 +111,8 @@ struct GraphData {
   int holder_channel = -1;                           // typed: the channel owning the struct
   KeyIndex key_index;                                // state key -> channel id
   std::vector<int> keys_by_name;                     // state key ids in name order (JSON object order)
+  std::vector<int> channels_by_name;                 // every channel id in name order (checkpoints)
+  std::vector<int> nodes_by_name;                    // node ids in name order
   std::vector<std::string> state_keys;               // for error messages
   std::vector<NodeData> nodes;                       // node 0 is __start__
   NameIndex node_index;

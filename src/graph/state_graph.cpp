@@ -377,6 +377,10 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   std::sort(order.begin(), order.end(), [&](int a, int c) { return g->nodes[a].name < g->nodes[c].name; });
   for (std::size_t r = 0; r < order.size(); ++r) g->nodes[order[r]].rank = static_cast<int>(r);
+  g->nodes_by_name = order;
+  for (std::size_t i = 0; i < g->channels.size(); ++i) g->channels_by_name.push_back(static_cast<int>(i));
+  std::sort(g->channels_by_name.begin(), g->channels_by_name.end(),
+            [&](int a, int c) { return g->channels[a].name < g->channels[c].name; });
   g->trigger_to_nodes.assign(g->channels.size(), {});
   for (auto& nd : g->nodes) {
     std::sort(nd.triggers.begin(), nd.triggers.end(),

@@ -212,6 +212,7 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
     if (ch_[id]->is_available()) live_volatile_.push_back(id);
 
   p.has_checkpoint = true;
+  p.seen_cache_valid = false;
   p.current = tuple.config;
   p.parent = tuple.parent_config;
   p.metadata = tuple.metadata;
@@ -427,6 +428,7 @@ void PregelRun::discard_tasks() {
   updated_.clear();
   recycle_tasks();
   cp_->pending.clear();
+  cp_->seen_cache_valid = false;
 }
 
 // --- writes as stored ---
@@ -588,14 +590,18 @@ void PregelRun::store_checkpoint() {
   c.ts = p.created_at;
   json new_versions = json::object();
   json updated = json::array();
-  for (std::size_t i = 0; i < ch_.size(); ++i) {
+  // Keys arrive in name order: each insert into nlohmann's sorted objects is O(1) with a hint.
+  auto& versions = c.channel_versions.get_ref<json::object_t&>();
+  auto& values = c.channel_values.get_ref<json::object_t&>();
+  auto& fresh = new_versions.get_ref<json::object_t&>();
+  for (int i : g_->channels_by_name) {
     const ChannelData& cd = g_->channels[i];
     if (!ch_[i]->tracked() || version_[i] == 0) continue;
-    c.channel_versions[cd.name] = version_[i];
+    versions.emplace_hint(versions.end(), cd.name, version_[i]);
     if (version_[i] == max_version_) updated.push_back(cd.name);
     if (version_[i] == p.saved_version[i]) continue;
-    new_versions[cd.name] = version_[i];
-    if (std::optional<json> v = ch_[i]->checkpoint()) c.channel_values[cd.name] = std::move(*v);
+    fresh.emplace_hint(fresh.end(), cd.name, version_[i]);
+    if (std::optional<json> v = ch_[i]->checkpoint()) values.emplace_hint(values.end(), cd.name, std::move(*v));
   }
   if (!pending_sends_.empty()) {
     json sends = json::array();
@@ -606,15 +612,28 @@ void PregelRun::store_checkpoint() {
     new_versions[kTasksChannel] = max_version_;
   }
   c.updated_channels = std::move(updated);
-  for (const NodeData& node : g_->nodes) {
+  // versions_seen: after a step only the nodes that ran changed; otherwise rebuild all.
+  auto seen_of = [&](const NodeData& node) {
     json seen = json::object();
-    for (std::size_t j = 0; j < node.triggers.size(); ++j)
-      if (seen_[node.id][j]) seen[g_->channels[node.triggers[j]].name] = seen_[node.id][j];
-    if (!seen.empty()) c.versions_seen[node.name] = std::move(seen);
+    auto& obj = seen.get_ref<json::object_t&>();
+    for (std::size_t j = 0; j < node.triggers.size(); ++j)  // triggers are in name order
+      if (seen_[node.id][j]) obj.emplace_hint(obj.end(), g_->channels[node.triggers[j]].name, seen_[node.id][j]);
+    return seen;
+  };
+  if (!p.seen_cache_valid) {
+    p.seen_cache = json::object();
+    auto& obj = p.seen_cache.get_ref<json::object_t&>();
+    for (int n : g_->nodes_by_name)
+      if (json seen = seen_of(g_->nodes[n]); !seen.empty()) obj.emplace_hint(obj.end(), g_->nodes[n].name, std::move(seen));
+    p.seen_cache_valid = true;
+  } else {
+    for (const auto& t : tasks_)
+      if (!t->push && !t->synthetic) p.seen_cache[t->node->name] = seen_of(*t->node);
   }
+  c.versions_seen = p.seen_cache;
   json iseen = json::object();
-  for (std::size_t i = 0; i < ch_.size(); ++i)
-    if (p.interrupt_seen[i]) iseen[g_->channels[i].name] = p.interrupt_seen[i];
+  for (int i : g_->channels_by_name)
+    if (p.interrupt_seen[i]) iseen.get_ref<json::object_t&>().emplace_hint(iseen.get_ref<json::object_t&>().end(), g_->channels[i].name, p.interrupt_seen[i]);
   c.versions_seen[kInterruptChannel] = std::move(iseen);
   p.saved_version = version_;
 
@@ -783,6 +802,7 @@ CheckpointConfig PregelRun::update(const json& values, const std::string& as_nod
     std::erase_if(tasks_, [](const TaskPtr& t) { return !t->cached; });
     if (!tasks_.empty()) apply_writes();
     recycle_tasks();
+    p.seen_cache_valid = false;
     // The tasks that did not finish are planned again from the new versions.
     updated_.clear();
     for (std::size_t i = 0; i < ch_.size(); ++i)

@@ -26,6 +26,8 @@ struct PregelRun::Persist {
   int64_t loaded_step = -1;
   std::vector<uint64_t> saved_version;        // channel versions of the stored checkpoint
   std::vector<uint64_t> interrupt_seen;       // versions_seen["__interrupt__"]
+  json seen_cache = json::object();           // versions_seen of the nodes, as last stored
+  bool seen_cache_valid = false;              // false: rebuild from seen_ at the next store
   std::vector<PendingWrite> pending;          // the current checkpoint's pending writes
   bool match_pending = false;                 // the next plan reuses writes of finished tasks
   std::mutex resume_mutex;                    // guards null_resume

@@ -11,6 +11,9 @@
 // immutable and may be invoked from many threads at once.
 #pragma once
 
+#include <concepts>
+#include <type_traits>
+
 #include <array>
 #include <functional>
 #include <string>
@@ -141,13 +144,18 @@ class TypedCompiledGraph {
     return out;
   }
   /// With a checkpointer: resumes interrupts / applies Command.update / routes, on config's thread.
-  S invoke(const Command& input, const RunConfig& config) const {
+  /// (Templates so that `invoke({}, config)` still means an empty Update<S>.)
+  template <class C>
+    requires std::same_as<std::remove_cvref_t<C>, Command>
+  S invoke(const C& input, const RunConfig& config) const {
     S out{};
     graph_.invoke_typed(&input, config, [&](void* state) { out = std::move(*static_cast<S*>(state)); });
     return out;
   }
   /// With a checkpointer: continues the thread (after interrupt_before/after, a failure or a crash).
-  S invoke(std::nullptr_t, const RunConfig& config) const {
+  template <class N>
+    requires std::same_as<N, std::nullptr_t>
+  S invoke(N, const RunConfig& config) const {
     S out{};
     graph_.invoke_typed(nullptr, config, [&](void* state) { out = std::move(*static_cast<S*>(state)); });
     return out;
