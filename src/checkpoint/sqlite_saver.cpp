@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <mutex>
+#include <unordered_map>
 
 #include "checkpoint/saver_common.hpp"
 #include "superstep/errors.hpp"
@@ -52,14 +53,58 @@ CREATE TABLE IF NOT EXISTS checkpoint_writes (
 )sql",
 };
 
-/// A prepared statement, reset on scope exit.
+/// The statements a saver runs again and again, prepared once per connection. Used under the
+/// saver's mutex; a statement already in use (a nested query with the same text) is not shared.
+class StmtCache {
+ public:
+  explicit StmtCache(sqlite3*& db) : db_(db) {}
+  ~StmtCache() { clear(); }
+  /// A prepared statement for `sql` (reset), marked in use; nullptr when the cached one is busy.
+  sqlite3_stmt* take(const char* sql) {
+    auto& e = map_[sql];
+    if (e.busy) return nullptr;
+    if (!e.stmt && sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &e.stmt, nullptr) != SQLITE_OK)
+      throw CheckpointError(std::string("sqlite: cannot prepare statement: ") + sqlite3_errmsg(db_));
+    e.busy = true;
+    return e.stmt;
+  }
+  void give_back(sqlite3_stmt* s) {
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    for (auto& [sql, e] : map_)
+      if (e.stmt == s) e.busy = false;
+  }
+  /// Finalizes everything (before the connection closes).
+  void clear() {
+    for (auto& [sql, e] : map_) sqlite3_finalize(e.stmt);
+    map_.clear();
+  }
+
+ private:
+  struct Entry {
+    sqlite3_stmt* stmt = nullptr;
+    bool busy = false;
+  };
+  sqlite3*& db_;
+  std::unordered_map<std::string, Entry> map_;
+};
+
+/// A prepared statement, reset on scope exit: prepared for this use, or borrowed from a cache.
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql) : db_(db) {
     if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
       throw CheckpointError(std::string("sqlite: cannot prepare statement: ") + sqlite3_errmsg(db));
   }
-  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(sqlite3* db, StmtCache& cache, const char* sql) : db_(db), s_(cache.take(sql)) {
+    if (s_) cache_ = &cache;
+    else if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
+      throw CheckpointError(std::string("sqlite: cannot prepare statement: ") + sqlite3_errmsg(db));
+  }
+  ~Stmt() {
+    if (cache_) cache_->give_back(s_);
+    else sqlite3_finalize(s_);
+  }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
   Stmt& reset() {
@@ -101,6 +146,7 @@ class Stmt {
  private:
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
+  StmtCache* cache_ = nullptr;
 };
 
 json parse_stored(const std::string& text, const std::string& what, const std::string& thread, const std::string& id) {
@@ -118,6 +164,7 @@ struct SqliteSaver::Impl {
   std::string path;
   sqlite3* db = nullptr;
   std::mutex mutex;
+  StmtCache stmts{db};
 
   void exec(const char* sql) {
     char* err = nullptr;
@@ -130,17 +177,17 @@ struct SqliteSaver::Impl {
   /// Runs `fn` in a write transaction (BEGIN IMMEDIATE: takes the write lock up front).
   template <class F>
   void write(F&& fn) {
-    exec("BEGIN IMMEDIATE");
+    Stmt(db, stmts, "BEGIN IMMEDIATE").run();
     try {
       fn();
-      exec("COMMIT");
+      Stmt(db, stmts, "COMMIT").run();
     } catch (...) {
       sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
       throw;
     }
   }
   std::vector<StoredWrite> writes_of(const std::string& t, const std::string& ns, const std::string& id) {
-    Stmt s(db,
+    Stmt s(db, stmts,
            "SELECT task_id, idx, channel, value, task_path FROM checkpoint_writes "
            "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
     s.bind(1, t).bind(2, ns).bind(3, id);
@@ -152,7 +199,7 @@ struct SqliteSaver::Impl {
   }
   CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const std::string& cp,
                        const std::string& md, const std::optional<std::string>& parent) {
-    Stmt blob(db,
+    Stmt blob(db, stmts,
               "SELECT value FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND channel = ?3 AND "
               "version = ?4");
     return internal::make_tuple(
@@ -195,12 +242,16 @@ SqliteSaver::SqliteSaver(const std::string& path) : impl_(std::make_unique<Impl>
       impl_->exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
     });
   } catch (...) {
+    impl_->stmts.clear();
     sqlite3_close(impl_->db);
     throw;
   }
 }
 
-SqliteSaver::~SqliteSaver() { sqlite3_close(impl_->db); }
+SqliteSaver::~SqliteSaver() {
+  impl_->stmts.clear();
+  sqlite3_close(impl_->db);
+}
 
 int SqliteSaver::schema_version() { return kSchemaVersion; }
 
@@ -214,7 +265,7 @@ CheckpointConfig SqliteSaver::put(const CheckpointConfig& config, const Checkpoi
   std::lock_guard lock(impl_->mutex);
   impl_->write([&] {
     if (new_versions.is_object()) {
-      Stmt blob(impl_->db,
+      Stmt blob(impl_->db, impl_->stmts,
                 "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value) "
                 "VALUES (?1, ?2, ?3, ?4, ?5)");
       for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
@@ -224,7 +275,7 @@ CheckpointConfig SqliteSaver::put(const CheckpointConfig& config, const Checkpoi
         blob.run();
       }
     }
-    Stmt cp(impl_->db,
+    Stmt cp(impl_->db, impl_->stmts,
             "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
             "checkpoint, metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     cp.bind(1, t).bind(2, ns).bind(3, checkpoint.id).bind(5, stored).bind(6, md);
@@ -242,10 +293,10 @@ void SqliteSaver::put_writes(const CheckpointConfig& config, const std::vector<s
     throw CheckpointError("put_writes: config has no checkpoint_id (thread '" + config.thread_id + "')");
   std::lock_guard lock(impl_->mutex);
   impl_->write([&] {
-    Stmt upsert(impl_->db,
+    Stmt upsert(impl_->db, impl_->stmts,
                 "INSERT OR REPLACE INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, "
                 "channel, value, task_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-    Stmt insert(impl_->db,
+    Stmt insert(impl_->db, impl_->stmts,
                 "INSERT OR IGNORE INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, "
                 "channel, value, task_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     for (std::size_t i = 0; i < writes.size(); ++i) {
@@ -273,7 +324,7 @@ std::optional<CheckpointTuple> SqliteSaver::get_tuple(const CheckpointConfig& co
                           "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3"
                         : "SELECT checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
                           "WHERE thread_id = ?1 AND checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1";
-  Stmt s(impl_->db, sql);
+  Stmt s(impl_->db, impl_->stmts, sql);
   s.bind(1, config.thread_id).bind(2, config.checkpoint_ns);
   if (config.checkpoint_id) s.bind(3, *config.checkpoint_id);
   if (!s.step()) return std::nullopt;
@@ -292,7 +343,7 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
   if (q.checkpoint_id) sql += " AND checkpoint_id = ?3";
   if (q.before) sql += " AND checkpoint_id < ?4";
   sql += " ORDER BY thread_id, checkpoint_ns, checkpoint_id DESC";
-  Stmt s(impl_->db, sql.c_str());
+  Stmt s(impl_->db, impl_->stmts, sql.c_str());
   if (q.thread_id) s.bind(1, *q.thread_id);
   if (q.checkpoint_ns) s.bind(2, *q.checkpoint_ns);
   if (q.checkpoint_id) s.bind(3, *q.checkpoint_id);
@@ -314,7 +365,7 @@ void SqliteSaver::delete_thread(const std::string& thread_id) {
   std::lock_guard lock(impl_->mutex);
   impl_->write([&] {
     for (const char* table : {"checkpoints", "checkpoint_blobs", "checkpoint_writes"}) {
-      Stmt s(impl_->db, (std::string("DELETE FROM ") + table + " WHERE thread_id = ?1").c_str());
+      Stmt s(impl_->db, impl_->stmts, (std::string("DELETE FROM ") + table + " WHERE thread_id = ?1").c_str());
       s.bind(1, thread_id).run();
     }
   });
@@ -357,7 +408,7 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
     std::lock_guard lock(impl_->mutex);
     impl_->write([&] {
       // Per namespace: keep the newest checkpoint, its writes, and the values its versions name.
-      Stmt latest(impl_->db,
+      Stmt latest(impl_->db, impl_->stmts,
                   "SELECT checkpoint_ns, MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ?1 GROUP BY checkpoint_ns");
       latest.bind(1, t);
       std::vector<std::pair<std::string, std::string>> keep;
@@ -365,7 +416,7 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
       for (const auto& [ns, id] : keep) {
         std::string cp;
         {
-          Stmt get(impl_->db, "SELECT checkpoint FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
+          Stmt get(impl_->db, impl_->stmts, "SELECT checkpoint FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
           get.bind(1, t).bind(2, ns).bind(3, id);
           if (get.step()) cp = get.text(0);
         }
