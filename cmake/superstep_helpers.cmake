@@ -7,11 +7,13 @@ function(superstep_warnings target)
   endif()
 endfunction()
 
-# superstep_add_test(name SOURCES...): one GoogleTest executable registered with CTest.
+# superstep_add_test(name SOURCES... [PROPERTIES prop value ...]): one GoogleTest executable
+# registered with CTest; PROPERTIES are added to every test case it holds.
 function(superstep_add_test name)
-  add_executable(${name} ${ARGN})
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "PROPERTIES")
+  add_executable(${name} ${arg_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE superstep::core GTest::gtest GTest::gtest_main)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   superstep_warnings(${name})
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120 ${arg_PROPERTIES})
 endfunction()

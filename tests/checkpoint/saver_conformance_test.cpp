@@ -5,26 +5,14 @@
 #include <filesystem>
 #include <functional>
 
+#include "saver_cases.hpp"
 #include "test_util.hpp"
-#include <superstep/checkpoint/memory_saver.hpp>
-#include <superstep/checkpoint/sqlite_saver.hpp>
 
 namespace {
 
-struct SaverCase {
-  std::string name;
-  std::function<std::shared_ptr<sp::CheckpointSaver>(const std::string& scratch)> make;
-};
+using testing_util::SaverCase;
 
-std::string scratch_file(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("superstep_saver_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto path = dir / (name + ".db");
-  std::filesystem::remove(path);
-  std::filesystem::remove(path.string() + "-wal");
-  std::filesystem::remove(path.string() + "-shm");
-  return path.string();
-}
+std::string scratch_file(const std::string& name) { return testing_util::scratch_db(name); }
 
 sp::Checkpoint cp(const std::string& id, json values, json versions) {
   sp::Checkpoint c;
@@ -39,11 +27,8 @@ sp::Checkpoint cp(const std::string& id, json values, json versions) {
 class SaverConformance : public ::testing::TestWithParam<SaverCase> {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string(info->name());
-    for (char& ch : name)
-      if (ch == '/') ch = '_';
-    saver = GetParam().make(scratch_file(name));
+    if (GetParam().needs_postgres) SUPERSTEP_REQUIRE_POSTGRES();
+    saver = GetParam().make();
   }
   std::shared_ptr<sp::CheckpointSaver> saver;
 };
@@ -194,12 +179,8 @@ TEST_P(SaverConformance, FormatThreeCheckpointsGetPendingSendsFromTheParent) {
   EXPECT_EQ(t->checkpoint.channel_versions[sp::kTasksChannel], 3);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Savers, SaverConformance,
-    ::testing::Values(SaverCase{"memory", [](const std::string&) { return std::make_shared<sp::InMemorySaver>(); }},
-                      SaverCase{"sqlite",
-                                [](const std::string& path) { return std::make_shared<sp::SqliteSaver>(path); }}),
-    [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Savers, SaverConformance, ::testing::ValuesIn(testing_util::saver_cases()),
+                         [](const auto& info) { return info.param.name; });
 
 TEST(SqliteSaver, CorruptStoredValueNamesThreadAndCheckpointAndSparesOtherThreads) {
   std::string path = scratch_file("corrupt");

@@ -1,7 +1,6 @@
 // The engine with a checkpointer (DESIGN §3): checkpoints per step, interrupts and resume,
 // interrupt_before/after, get_state/history/update_state, replay and fork, failure and resume,
-// durability modes. Every case runs on every saver (memory, SQLite; PostgreSQL where a server is
-// given, see saver_params.hpp).
+// durability modes. Every case runs on every saver (memory, SQLite, PostgreSQL: saver_cases.hpp).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,8 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include <superstep/checkpoint/sqlite_saver.hpp>
-
+#include "saver_cases.hpp"
 #include "test_util.hpp"
 #include "typed/typed_states.hpp"
 
@@ -19,29 +17,13 @@ using namespace testing_util;
 
 namespace {
 
-struct SaverCase {
-  std::string name;
-  std::function<std::shared_ptr<sp::CheckpointSaver>()> make;
-};
-
-void PrintTo(const SaverCase& c, std::ostream* os) { *os << c.name; }
-
-std::vector<SaverCase> saver_cases() {
-  std::vector<SaverCase> out;
-  out.push_back({"memory", [] { return std::make_shared<sp::InMemorySaver>(); }});
-  out.push_back({"sqlite", [] {
-                   static std::atomic<int> n{0};
-                   auto path = std::filesystem::temp_directory_path() /
-                               ("superstep_persist_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".db");
-                   std::filesystem::remove(path);
-                   return std::make_shared<sp::SqliteSaver>(path.string());
-                 }});
-  return out;
-}
-
 class Persistence : public ::testing::TestWithParam<SaverCase> {
  protected:
-  std::shared_ptr<sp::CheckpointSaver> saver = GetParam().make();
+  void SetUp() override {
+    if (GetParam().needs_postgres) SUPERSTEP_REQUIRE_POSTGRES();
+    saver = GetParam().make();
+  }
+  std::shared_ptr<sp::CheckpointSaver> saver;
   sp::RunConfig cfg(const std::string& thread) {
     sp::RunConfig c;
     c.thread_id = thread;

@@ -1,0 +1,613 @@
+// PostgresSaver: the storage contract in PostgreSQL (schema in docs/checkpoint_schema.md).
+// Thread ids and namespaces are BYTEA (any bytes, NULs included, ordered bytewise like the other
+// savers); ids and channels are TEXT COLLATE "C". Every write is one statement (a data-modifying
+// CTE where it touches two tables), prepared once per connection, so a put costs one round trip.
+// Reads fetch all values and writes of the checkpoints they return in two more statements,
+// however many checkpoints that is.
+#include "superstep/checkpoint/postgres_saver.hpp"
+
+#include <arpa/inet.h>
+#include <libpq-fe.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_set>
+
+#include "checkpoint/saver_common.hpp"
+#include "superstep/errors.hpp"
+
+namespace superstep {
+
+using internal::StoredWrite;
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+const char* const kMigrations[] = {
+    // 1: the three tables of the contract.
+    R"sql(
+CREATE TABLE checkpoints (
+  thread_id BYTEA NOT NULL,
+  checkpoint_ns BYTEA NOT NULL,
+  checkpoint_id TEXT COLLATE "C" NOT NULL,
+  parent_checkpoint_id TEXT COLLATE "C",
+  checkpoint TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+);
+CREATE TABLE checkpoint_blobs (
+  thread_id BYTEA NOT NULL,
+  checkpoint_ns BYTEA NOT NULL,
+  channel TEXT COLLATE "C" NOT NULL,
+  version TEXT COLLATE "C" NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
+);
+CREATE TABLE checkpoint_writes (
+  thread_id BYTEA NOT NULL,
+  checkpoint_ns BYTEA NOT NULL,
+  checkpoint_id TEXT COLLATE "C" NOT NULL,
+  task_id TEXT COLLATE "C" NOT NULL,
+  idx INTEGER NOT NULL,
+  channel TEXT COLLATE "C" NOT NULL,
+  value TEXT NOT NULL,
+  task_path TEXT COLLATE "C" NOT NULL DEFAULT '',
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+);
+)sql",
+};
+
+/// A failed statement; `lost` when the connection itself broke (the pool drops it, and a
+/// single-statement call is retried once on a new one).
+struct PgError : CheckpointError {
+  PgError(const std::string& what, bool lost) : CheckpointError(what), lost(lost) {}
+  bool lost;
+};
+
+std::string trimmed(const char* msg) {
+  std::string s = msg ? msg : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s.empty() ? "unknown error" : s;
+}
+
+/// One statement's parameters. Strings go in binary format (raw bytes: BYTEA and TEXT alike, so
+/// a thread id may hold NULs); integers and array literals go as text.
+class Params {
+ public:
+  Params& bytes(std::string v) { return push(std::move(v), 1, false); }
+  Params& text(std::string v) { return push(std::move(v), 0, false); }
+  Params& null() { return push({}, 0, true); }
+  Params& opt(const std::optional<std::string>& v) { return v ? bytes(*v) : null(); }
+  int size() const { return static_cast<int>(values_.size()); }
+
+  /// The arrays libpq takes; valid while this object is unchanged.
+  struct View {
+    std::vector<const char*> values;
+    std::vector<int> lengths, formats;
+  };
+  View view() const {
+    View v;
+    for (std::size_t i = 0; i < values_.size(); ++i) {
+      v.values.push_back(nulls_[i] ? nullptr : values_[i].c_str());
+      v.lengths.push_back(static_cast<int>(values_[i].size()));
+      v.formats.push_back(formats_[i]);
+    }
+    return v;
+  }
+
+ private:
+  Params& push(std::string v, int format, bool null) {
+    values_.push_back(std::move(v));
+    formats_.push_back(format);
+    nulls_.push_back(null);
+    return *this;
+  }
+  std::vector<std::string> values_;
+  std::vector<int> formats_;
+  std::vector<bool> nulls_;
+};
+
+/// A PostgreSQL array literal of text elements. Throws: CheckpointError when an element holds a
+/// NUL, which PostgreSQL text cannot store.
+std::string text_array(const std::vector<std::string>& items, const char* what) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    out += '"';
+    for (char c : items[i]) {
+      if (c == '\0') throw CheckpointError(std::string("postgres: a ") + what + " cannot contain a NUL character");
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + '}';
+}
+
+std::string int_array(const std::vector<int>& items) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + std::to_string(items[i]);
+  return out + '}';
+}
+
+/// A statement's result, read in binary format.
+class Result {
+ public:
+  explicit Result(PGresult* r) : r_(r) {}
+  ~Result() { PQclear(r_); }
+  Result(Result&& o) noexcept : r_(std::exchange(o.r_, nullptr)) {}
+  Result(const Result&) = delete;
+  Result& operator=(const Result&) = delete;
+  int rows() const { return PQntuples(r_); }
+  bool is_null(int row, int col) const { return PQgetisnull(r_, row, col) != 0; }
+  std::string bytes(int row, int col) const {
+    return std::string(PQgetvalue(r_, row, col), static_cast<std::size_t>(PQgetlength(r_, row, col)));
+  }
+  int int4(int row, int col) const {
+    std::uint32_t v = 0;
+    std::memcpy(&v, PQgetvalue(r_, row, col), sizeof v);
+    return static_cast<int>(ntohl(v));
+  }
+  std::optional<std::string> opt(int row, int col) const {
+    if (is_null(row, col)) return std::nullopt;
+    return bytes(row, col);
+  }
+
+ private:
+  PGresult* r_;
+};
+
+/// One pooled connection and the statements prepared on it.
+struct Conn {
+  PGconn* pg = nullptr;
+  std::unordered_set<std::string> prepared;
+  ~Conn() { PQfinish(pg); }
+
+  Result check(PGresult* r) {
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Result(r);
+    std::string msg = trimmed(r ? PQresultErrorMessage(r) : PQerrorMessage(pg));
+    PQclear(r);
+    throw PgError("postgres: " + msg, PQstatus(pg) != CONNECTION_OK);
+  }
+  /// Runs `sql` (one or more statements, no parameters).
+  void exec(const char* sql) { check(PQexec(pg, sql)); }
+  /// Runs `sql` with `p`; prepared once under `name` when given, otherwise parsed each time.
+  Result run(const char* name, const std::string& sql, const Params& p) {
+    if (name && !prepared.count(name)) {
+      check(PQprepare(pg, name, sql.c_str(), p.size(), nullptr));
+      prepared.insert(name);
+    }
+    auto v = p.view();
+    PGresult* r = name ? PQexecPrepared(pg, name, p.size(), v.values.data(), v.lengths.data(), v.formats.data(), 1)
+                       : PQexecParams(pg, sql.c_str(), p.size(), nullptr, v.values.data(), v.lengths.data(),
+                                      v.formats.data(), 1);
+    return check(r);
+  }
+};
+
+void ignore_notice(void*, const char*) {}
+
+json parse_stored(const std::string& text, const std::string& what, const std::string& thread, const std::string& id) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored " + what +
+                          " is corrupt or truncated (" + e.what() + ")");
+  }
+}
+
+/// A checkpoints row, before its values and writes are fetched.
+struct Row {
+  std::string thread, ns, id, checkpoint, metadata;
+  std::optional<std::string> parent;
+};
+
+constexpr const char* kPut = R"sql(
+WITH blobs AS (
+  INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value)
+  SELECT $1::bytea, $2::bytea, u.channel, u.version, u.value
+  FROM unnest($3::text[], $4::text[], $5::text[]) AS u(channel, version, value)
+  ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET value = EXCLUDED.value)
+INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+VALUES ($1::bytea, $2::bytea, $6::text, $7::text, $8::text, $9::text)
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
+  SET parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, checkpoint = EXCLUDED.checkpoint,
+      metadata = EXCLUDED.metadata)sql";
+
+// Special channels (negative slots) replace the saved write; other writes keep the first saved.
+constexpr const char* kPutWrites = R"sql(
+INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, task_path)
+SELECT $1::bytea, $2::bytea, $3::text, $4::text, u.idx, u.channel, u.value, $5::text
+FROM unnest($6::int[], $7::text[], $8::text[]) AS u(idx, channel, value)
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE
+  SET channel = EXCLUDED.channel, value = EXCLUDED.value, task_path = EXCLUDED.task_path
+  WHERE checkpoint_writes.idx < 0)sql";
+
+constexpr const char* kColumns = "thread_id, checkpoint_ns, checkpoint_id, checkpoint, metadata, parent_checkpoint_id";
+
+constexpr const char* kBlobsOf = R"sql(
+SELECT b.channel, b.version, b.value FROM checkpoint_blobs b
+JOIN unnest($3::text[], $4::text[]) AS u(channel, version) ON b.channel = u.channel AND b.version = u.version
+WHERE b.thread_id = $1::bytea AND b.checkpoint_ns = $2::bytea)sql";
+
+constexpr const char* kWritesOf = R"sql(
+SELECT checkpoint_id, task_id, idx, channel, value, task_path FROM checkpoint_writes
+WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND checkpoint_id = ANY($3::text[]))sql";
+
+}  // namespace
+
+struct PostgresSaver::Impl {
+  std::string dsn;
+  std::size_t max_open = 4;
+  std::mutex mutex;
+  std::condition_variable freed;
+  std::vector<std::unique_ptr<Conn>> idle;
+  std::size_t open = 0;
+
+  std::unique_ptr<Conn> connect() {
+    auto c = std::make_unique<Conn>();
+    c->pg = PQconnectdb(dsn.c_str());
+    if (!c->pg) throw CheckpointError("postgres: cannot connect: out of memory");
+    if (PQstatus(c->pg) != CONNECTION_OK) throw CheckpointError("postgres: cannot connect: " + trimmed(PQerrorMessage(c->pg)));
+    PQsetNoticeProcessor(c->pg, ignore_notice, nullptr);
+    if (PQsetClientEncoding(c->pg, "UTF8") != 0)
+      throw CheckpointError("postgres: cannot set client encoding UTF8: " + trimmed(PQerrorMessage(c->pg)));
+    return c;
+  }
+
+  /// A connection borrowed from the pool; one in a bad state is dropped on return.
+  class Lease {
+   public:
+    Lease(Impl& pool, std::unique_ptr<Conn> c) : pool_(pool), c_(std::move(c)) {}
+    ~Lease() { pool_.give_back(std::move(c_)); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    Conn& operator*() { return *c_; }
+    Conn* operator->() { return c_.get(); }
+
+   private:
+    Impl& pool_;
+    std::unique_ptr<Conn> c_;
+  };
+
+  Lease borrow() {
+    std::unique_lock lock(mutex);
+    freed.wait(lock, [&] { return !idle.empty() || open < max_open; });
+    if (!idle.empty()) {
+      auto c = std::move(idle.back());
+      idle.pop_back();
+      return Lease(*this, std::move(c));
+    }
+    ++open;
+    lock.unlock();
+    try {
+      return Lease(*this, connect());
+    } catch (...) {
+      lock.lock();
+      --open;
+      freed.notify_one();
+      throw;
+    }
+  }
+
+  void give_back(std::unique_ptr<Conn> c) {
+    std::lock_guard lock(mutex);
+    if (c && PQstatus(c->pg) == CONNECTION_OK && PQtransactionStatus(c->pg) == PQTRANS_IDLE) idle.push_back(std::move(c));
+    else --open;
+    freed.notify_one();
+  }
+
+  /// Runs `fn(conn)`; when the connection broke (server restart, idle timeout), once more on a
+  /// new one. Only for work that is safe to repeat: single statements and reads.
+  template <class F>
+  auto with_conn(F&& fn) {
+    try {
+      auto lease = borrow();
+      return fn(*lease);
+    } catch (const PgError& e) {
+      if (!e.lost) throw;
+    }
+    auto lease = borrow();
+    return fn(*lease);
+  }
+
+  /// Runs `fn(conn)` inside one transaction.
+  template <class F>
+  void transaction(F&& fn) {
+    auto lease = borrow();
+    lease->exec("BEGIN");
+    try {
+      fn(*lease);
+      lease->exec("COMMIT");
+    } catch (...) {
+      PQclear(PQexec(lease->pg, "ROLLBACK"));
+      throw;
+    }
+  }
+
+  /// Builds the tuples of `rows` (one thread and namespace), fetching their values and pending
+  /// writes in one statement each.
+  std::vector<CheckpointTuple> load(Conn& c, const std::vector<Row>& rows) {
+    std::vector<CheckpointTuple> out;
+    if (rows.empty()) return out;
+    const std::string& t = rows.front().thread;
+    const std::string& ns = rows.front().ns;
+    std::vector<json> stored;
+    std::set<std::pair<std::string, std::string>> wanted;
+    std::vector<std::string> ids;
+    for (const auto& r : rows) {
+      stored.push_back(parse_stored(r.checkpoint, "checkpoint", t, r.id));
+      const json& cv = stored.back().contains("channel_versions") ? stored.back()["channel_versions"] : json::object();
+      if (cv.is_object())
+        for (auto it = cv.begin(); it != cv.end(); ++it) wanted.emplace(it.key(), it.value().dump());
+      ids.push_back(r.id);
+      if (stored.back().value("v", 4) < 4 && r.parent) ids.push_back(*r.parent);
+    }
+    std::vector<std::string> channels, versions;
+    for (const auto& [ch, ver] : wanted) {
+      channels.push_back(ch);
+      versions.push_back(ver);
+    }
+    std::map<std::pair<std::string, std::string>, std::string> blobs;
+    {
+      Result b = c.run("blobs_of", kBlobsOf,
+                       Params().bytes(t).bytes(ns).text(text_array(channels, "channel name")).text(text_array(versions, "version")));
+      for (int i = 0; i < b.rows(); ++i) blobs.emplace(std::pair{b.bytes(i, 0), b.bytes(i, 1)}, b.bytes(i, 2));
+    }
+    std::map<std::string, std::vector<StoredWrite>> writes;
+    {
+      Result w = c.run("writes_of", kWritesOf, Params().bytes(t).bytes(ns).text(text_array(ids, "checkpoint id")));
+      for (int i = 0; i < w.rows(); ++i) {
+        std::string id = w.bytes(i, 0);
+        writes[id].push_back(StoredWrite{w.bytes(i, 1), w.int4(i, 2), w.bytes(i, 3),
+                                         parse_stored(w.bytes(i, 4), "pending write", t, id), w.bytes(i, 5)});
+      }
+    }
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const Row& r = rows[k];
+      out.push_back(internal::make_tuple(
+          t, ns, r.id, stored[k], parse_stored(r.metadata, "metadata", t, r.id), r.parent,
+          [&](const std::string& ch, const json& version) -> std::optional<json> {
+            auto b = blobs.find({ch, version.dump()});
+            if (b == blobs.end()) return std::nullopt;
+            return parse_stored(b->second, "value of channel '" + ch + "'", t, r.id);
+          },
+          writes[r.id], [&] { return writes[*r.parent]; }));
+    }
+    return out;
+  }
+
+  static std::vector<Row> rows_of(const Result& r) {
+    std::vector<Row> out;
+    for (int i = 0; i < r.rows(); ++i)
+      out.push_back(Row{r.bytes(i, 0), r.bytes(i, 1), r.bytes(i, 2), r.bytes(i, 3), r.bytes(i, 4), r.opt(i, 5)});
+    return out;
+  }
+
+  void migrate() {
+    transaction([&](Conn& c) {
+      // One migration at a time across processes; the lock ends with the transaction.
+      c.exec("SELECT pg_advisory_xact_lock(7310582903472911)");
+      c.exec("CREATE TABLE IF NOT EXISTS superstep_schema (version INTEGER NOT NULL)");
+      Result v = c.run(nullptr, "SELECT COALESCE(MAX(version), 0)::int4 FROM superstep_schema", Params());
+      int have = v.int4(0, 0);
+      if (have > kSchemaVersion)
+        throw CheckpointError("postgres: schema version " + std::to_string(have) + " is newer than this build's (" +
+                              std::to_string(kSchemaVersion) + ")");
+      if (have == kSchemaVersion) return;
+      for (int m = have; m < kSchemaVersion; ++m) c.exec(kMigrations[m]);
+      c.exec("DELETE FROM superstep_schema");
+      c.run(nullptr, "INSERT INTO superstep_schema (version) VALUES ($1::int4)", Params().text(std::to_string(kSchemaVersion)));
+    });
+  }
+};
+
+PostgresSaver::PostgresSaver(const std::string& dsn, std::size_t pool_size) : impl_(std::make_unique<Impl>()) {
+  impl_->dsn = dsn;
+  impl_->max_open = pool_size == 0 ? 1 : pool_size;
+  impl_->migrate();
+}
+
+PostgresSaver::~PostgresSaver() = default;
+
+int PostgresSaver::schema_version() { return kSchemaVersion; }
+
+CheckpointConfig PostgresSaver::put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
+                                    const json& new_versions) {
+  internal::require_thread(config, "put");
+  std::vector<std::string> channels, versions, values;
+  if (new_versions.is_object())
+    for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
+      auto v = checkpoint.channel_values.find(it.key());
+      if (v == checkpoint.channel_values.end()) continue;
+      channels.push_back(it.key());
+      versions.push_back(it.value().dump());
+      values.push_back(v->dump());
+    }
+  Params p;
+  p.bytes(config.thread_id)
+      .bytes(config.checkpoint_ns)
+      .text(text_array(channels, "channel name"))
+      .text(text_array(versions, "version"))
+      .text(text_array(values, "value"))
+      .bytes(checkpoint.id)
+      .opt(config.checkpoint_id)
+      .bytes(internal::stored_checkpoint(checkpoint).dump())
+      .bytes((metadata.is_null() ? json::object() : metadata).dump());
+  impl_->with_conn([&](Conn& c) { return c.run("put", kPut, p); });
+  return CheckpointConfig{config.thread_id, config.checkpoint_ns, checkpoint.id};
+}
+
+void PostgresSaver::put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
+                               const std::string& task_id, const std::string& task_path) {
+  internal::require_thread(config, "put_writes");
+  if (!config.checkpoint_id)
+    throw CheckpointError("put_writes: config has no checkpoint_id (thread '" + config.thread_id + "')");
+  // One row per slot: a special channel written twice in one call keeps the last value.
+  std::map<int, std::pair<std::string, std::string>> slots;
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    int idx = internal::write_index(writes[i].first, static_cast<int>(i));
+    slots[idx] = {writes[i].first, writes[i].second.dump()};
+  }
+  if (slots.empty()) return;
+  std::vector<int> idx;
+  std::vector<std::string> channels, values;
+  for (auto& [i, w] : slots) {
+    idx.push_back(i);
+    channels.push_back(std::move(w.first));
+    values.push_back(std::move(w.second));
+  }
+  Params p;
+  p.bytes(config.thread_id)
+      .bytes(config.checkpoint_ns)
+      .bytes(*config.checkpoint_id)
+      .bytes(task_id)
+      .bytes(task_path)
+      .text(int_array(idx))
+      .text(text_array(channels, "channel name"))
+      .text(text_array(values, "value"));
+  impl_->with_conn([&](Conn& c) { return c.run("put_writes", kPutWrites, p); });
+}
+
+std::optional<CheckpointTuple> PostgresSaver::get_tuple(const CheckpointConfig& config) {
+  return impl_->with_conn([&](Conn& c) -> std::optional<CheckpointTuple> {
+    std::string cols = kColumns;
+    Params p;
+    p.bytes(config.thread_id).bytes(config.checkpoint_ns);
+    std::vector<Row> rows;
+    if (config.checkpoint_id) {
+      p.bytes(*config.checkpoint_id);
+      rows = Impl::rows_of(c.run("get_by_id",
+                                 "SELECT " + cols + " FROM checkpoints WHERE thread_id = $1::bytea AND "
+                                 "checkpoint_ns = $2::bytea AND checkpoint_id = $3::text",
+                                 p));
+    } else {
+      rows = Impl::rows_of(c.run("get_latest",
+                                 "SELECT " + cols + " FROM checkpoints WHERE thread_id = $1::bytea AND "
+                                 "checkpoint_ns = $2::bytea ORDER BY checkpoint_id DESC LIMIT 1",
+                                 p));
+    }
+    if (rows.empty()) return std::nullopt;
+    return std::move(impl_->load(c, rows).front());
+  });
+}
+
+std::vector<CheckpointTuple> PostgresSaver::list(const CheckpointQuery& q) {
+  return impl_->with_conn([&](Conn& c) {
+    std::string sql = std::string("SELECT ") + kColumns + " FROM checkpoints WHERE TRUE";
+    Params p;
+    int n = 0;
+    auto arg = [&](const char* cast) { return "$" + std::to_string(++n) + cast; };
+    if (q.thread_id) sql += " AND thread_id = " + arg("::bytea"), p.bytes(*q.thread_id);
+    if (q.checkpoint_ns) sql += " AND checkpoint_ns = " + arg("::bytea"), p.bytes(*q.checkpoint_ns);
+    if (q.checkpoint_id) sql += " AND checkpoint_id = " + arg("::text"), p.bytes(*q.checkpoint_id);
+    if (q.before) sql += " AND checkpoint_id < " + arg("::text"), p.bytes(*q.before);
+    sql += " ORDER BY thread_id, checkpoint_ns, checkpoint_id DESC";
+    bool filtered = q.filter.is_object() && !q.filter.empty();
+    if (q.limit && !filtered) sql += " LIMIT " + std::to_string(*q.limit);
+    Result r = c.run(nullptr, sql, p);
+    // Filter on metadata here (equality of top-level keys, as every saver does), then load each
+    // run of one thread and namespace together.
+    std::vector<Row> rows;
+    for (auto& row : Impl::rows_of(r)) {
+      if (q.limit && rows.size() >= *q.limit) break;
+      if (filtered && !internal::matches_filter(parse_stored(row.metadata, "metadata", row.thread, row.id), q.filter))
+        continue;
+      rows.push_back(std::move(row));
+    }
+    std::vector<CheckpointTuple> out;
+    for (std::size_t i = 0; i < rows.size();) {
+      std::size_t j = i;
+      while (j < rows.size() && rows[j].thread == rows[i].thread && rows[j].ns == rows[i].ns) ++j;
+      std::vector<Row> group(std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(i)),
+                             std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(j)));
+      for (auto& t : impl_->load(c, group)) out.push_back(std::move(t));
+      i = j;
+    }
+    return out;
+  });
+}
+
+void PostgresSaver::delete_thread(const std::string& thread_id) {
+  impl_->with_conn([&](Conn& c) {
+    return c.run("delete_thread",
+                 "WITH a AS (DELETE FROM checkpoints WHERE thread_id = $1::bytea), "
+                 "b AS (DELETE FROM checkpoint_blobs WHERE thread_id = $1::bytea) "
+                 "DELETE FROM checkpoint_writes WHERE thread_id = $1::bytea",
+                 Params().bytes(thread_id));
+  });
+}
+
+void PostgresSaver::copy_thread(const std::string& from, const std::string& to) {
+  impl_->transaction([&](Conn& c) {
+    c.run(nullptr,
+          "WITH a AS (DELETE FROM checkpoints WHERE thread_id = $1::bytea), "
+          "b AS (DELETE FROM checkpoint_blobs WHERE thread_id = $1::bytea) "
+          "DELETE FROM checkpoint_writes WHERE thread_id = $1::bytea",
+          Params().bytes(to));
+    Params p;
+    p.bytes(from).bytes(to);
+    c.run(nullptr,
+          "WITH a AS (INSERT INTO checkpoints SELECT $2::bytea, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
+          "checkpoint, metadata FROM checkpoints WHERE thread_id = $1::bytea), "
+          "b AS (INSERT INTO checkpoint_blobs SELECT $2::bytea, checkpoint_ns, channel, version, value "
+          "FROM checkpoint_blobs WHERE thread_id = $1::bytea) "
+          "INSERT INTO checkpoint_writes SELECT $2::bytea, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, "
+          "task_path FROM checkpoint_writes WHERE thread_id = $1::bytea",
+          p);
+  });
+}
+
+void PostgresSaver::prune(const std::vector<std::string>& thread_ids, bool keep_latest) {
+  for (const auto& t : thread_ids) {
+    if (!keep_latest) {
+      delete_thread(t);
+      continue;
+    }
+    impl_->transaction([&](Conn& c) {
+      Params thread;
+      thread.bytes(t);
+      // Per namespace: keep the newest checkpoint, its writes, and the values its versions name.
+      c.run(nullptr,
+            "DELETE FROM checkpoints c USING (SELECT checkpoint_ns, MAX(checkpoint_id) AS keep FROM checkpoints "
+            "WHERE thread_id = $1::bytea GROUP BY checkpoint_ns) k WHERE c.thread_id = $1::bytea AND "
+            "c.checkpoint_ns = k.checkpoint_ns AND c.checkpoint_id <> k.keep",
+            thread);
+      c.run(nullptr, "UPDATE checkpoints SET parent_checkpoint_id = NULL WHERE thread_id = $1::bytea", thread);
+      c.run(nullptr,
+            "DELETE FROM checkpoint_writes w WHERE w.thread_id = $1::bytea AND NOT EXISTS (SELECT 1 FROM checkpoints "
+            "c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = "
+            "w.checkpoint_id)",
+            thread);
+      Result kept = c.run(nullptr, "SELECT checkpoint_ns, checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = $1::bytea",
+                          thread);
+      for (int i = 0; i < kept.rows(); ++i) {
+        json versions = parse_stored(kept.bytes(i, 2), "checkpoint", t, kept.bytes(i, 1)).value("channel_versions", json::object());
+        std::vector<std::string> channels, vers;
+        for (auto it = versions.begin(); it != versions.end(); ++it) {
+          channels.push_back(it.key());
+          vers.push_back(it.value().dump());
+        }
+        c.run(nullptr,
+              "DELETE FROM checkpoint_blobs WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND "
+              "(channel, version) NOT IN (SELECT * FROM unnest($3::text[], $4::text[]))",
+              Params().bytes(t).bytes(kept.bytes(i, 0)).text(text_array(channels, "channel name")).text(text_array(vers, "version")));
+      }
+    });
+  }
+}
+
+void PostgresSaver::clear() {
+  impl_->with_conn([&](Conn& c) {
+    c.exec("TRUNCATE checkpoints, checkpoint_blobs, checkpoint_writes");
+    return 0;
+  });
+}
+
+}  // namespace superstep

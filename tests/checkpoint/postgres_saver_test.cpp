@@ -1,0 +1,160 @@
+// PostgresSaver beyond the shared conformance suite: corrupt rows, schema versions and
+// concurrent migration, a lost connection, many writers through the pool, bad DSNs.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "saver_cases.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using testing_util::PgSchema;
+using testing_util::pg_exec;
+
+sp::Checkpoint cp(const std::string& id, json values, json versions) {
+  sp::Checkpoint c;
+  c.id = id;
+  c.ts = "2026-11-22T00:00:00.000Z";
+  c.channel_values = std::move(values);
+  c.channel_versions = std::move(versions);
+  return c;
+}
+
+class PostgresSaverTest : public ::testing::Test {
+ protected:
+  void SetUp() override { SUPERSTEP_REQUIRE_POSTGRES(); }
+};
+
+TEST_F(PostgresSaverTest, CorruptStoredValueNamesThreadAndCheckpointAndSparesOtherThreads) {
+  PgSchema schema("corrupt");
+  sp::PostgresSaver saver(schema.dsn);
+  saver.put({"bad", "", std::nullopt}, cp("1", {{"k", "v"}}, {{"k", 1}}), json::object(), {{"k", 1}});
+  saver.put({"good", "", std::nullopt}, cp("1", {{"k", "v"}}, {{"k", 1}}), json::object(), {{"k", 1}});
+  pg_exec(schema.dsn, "UPDATE checkpoint_blobs SET value = '{\"trunc' WHERE thread_id = 'bad'::bytea");
+  try {
+    saver.get_tuple({"bad", "", std::nullopt});
+    ADD_FAILURE() << "a truncated value must not load";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("thread 'bad', checkpoint '1': stored value of channel 'k' is corrupt"),
+              std::string::npos)
+        << e.what();
+  }
+  auto good = saver.get_tuple({"good", "", std::nullopt});
+  ASSERT_TRUE(good);
+  EXPECT_EQ(good->checkpoint.channel_values, json({{"k", "v"}}));
+  // A corrupt checkpoint row is reported the same way by list().
+  pg_exec(schema.dsn, "UPDATE checkpoints SET checkpoint = 'not json' WHERE thread_id = 'bad'::bytea");
+  sp::CheckpointQuery q;
+  q.thread_id = "bad";
+  EXPECT_THROW(saver.list(q), sp::CheckpointError);
+  q.thread_id = "good";
+  EXPECT_EQ(saver.list(q).size(), 1u);
+}
+
+TEST_F(PostgresSaverTest, ReopensAndRefusesANewerSchema) {
+  PgSchema schema("reopen");
+  { sp::PostgresSaver(schema.dsn).put({"t", "", std::nullopt}, cp("1", json::object(), json::object()), json::object(), json::object()); }
+  EXPECT_TRUE(sp::PostgresSaver(schema.dsn).get_tuple({"t", "", std::nullopt}).has_value());
+  pg_exec(schema.dsn, "UPDATE superstep_schema SET version = 99");
+  try {
+    sp::PostgresSaver newer(schema.dsn);
+    ADD_FAILURE() << "a newer schema must be refused";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer than this build's (1)"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(PostgresSaverTest, SeveralProcessesMigratingAtOnceAgreeOnOneSchema) {
+  PgSchema schema("migrate");
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 6; ++i)
+    threads.emplace_back([&] {
+      try {
+        sp::PostgresSaver s(schema.dsn, 1);
+        ++ok;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 6);
+  sp::PostgresSaver s(schema.dsn);
+  s.put({"t", "", std::nullopt}, cp("1", json::object(), json::object()), json::object(), json::object());
+  EXPECT_EQ(s.list({}).size(), 1u);
+}
+
+TEST_F(PostgresSaverTest, ALostConnectionIsReplacedAndNothingIsLost) {
+  PgSchema schema("lost");
+  std::string app = "superstep_lost_" + std::to_string(::getpid());
+  sp::PostgresSaver saver(schema.dsn + " application_name=" + app, 2);
+  auto c1 = saver.put({"t", "", std::nullopt}, cp("1", {{"k", 1}}, {{"k", 1}}), json::object(), {{"k", 1}});
+  // The server ends the saver's connections (a restart, an idle timeout, an admin).
+  pg_exec(schema.dsn, "DO $$ BEGIN IF (SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
+                      "application_name = '" + app + "') = 0 THEN RAISE EXCEPTION 'no connection to end'; END IF; END $$");
+  auto c2 = saver.put(c1, cp("2", {{"k", 2}}, {{"k", 2}}), json::object(), {{"k", 2}});
+  saver.put_writes(c2, {{"k", 3}}, "task");
+  auto t = saver.get_tuple({"t", "", std::nullopt});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.id, "2");
+  EXPECT_EQ(t->checkpoint.channel_values["k"], 2);
+  ASSERT_EQ(t->pending_writes.size(), 1u);
+  EXPECT_EQ(saver.list({}).size(), 2u);
+}
+
+TEST_F(PostgresSaverTest, ManyWritersThroughThePoolKeepEveryThreadIntact) {
+  PgSchema schema("pool");
+  sp::PostgresSaver saver(schema.dsn, 3);
+  constexpr int kThreads = 8, kSteps = 25;
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kThreads; ++w)
+    threads.emplace_back([&, w] {
+      std::string thread = "thread-" + std::to_string(w);
+      sp::CheckpointConfig at{thread, "", std::nullopt};
+      for (int i = 0; i < kSteps; ++i) {
+        char id[8];
+        std::snprintf(id, sizeof id, "%04d", i);
+        at = saver.put(at, cp(id, {{"n", i}}, {{"n", i + 1}}), {{"step", i}}, {{"n", i + 1}});
+        saver.put_writes(at, {{"n", i + 1}}, "task-" + std::to_string(i));
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (int w = 0; w < kThreads; ++w) {
+    sp::CheckpointQuery q;
+    q.thread_id = "thread-" + std::to_string(w);
+    auto history = saver.list(q);
+    ASSERT_EQ(history.size(), static_cast<std::size_t>(kSteps));
+    for (int i = 0; i < kSteps; ++i) {
+      const auto& t = history[static_cast<std::size_t>(kSteps - 1 - i)];
+      EXPECT_EQ(t.checkpoint.channel_values["n"], i);
+      EXPECT_EQ(t.metadata["step"], i);
+      ASSERT_EQ(t.pending_writes.size(), 1u);
+      EXPECT_EQ(t.pending_writes[0].value, i + 1);
+      if (i > 0) {
+        EXPECT_EQ(t.parent_config->checkpoint_id, history[static_cast<std::size_t>(kSteps - i)].checkpoint.id);
+      }
+    }
+  }
+}
+
+TEST_F(PostgresSaverTest, BadDsnAndUnstorableNamesGiveClearErrors) {
+  try {
+    sp::PostgresSaver s("host=127.0.0.1 port=1 user=postgres dbname=postgres connect_timeout=2");
+    ADD_FAILURE() << "no server listens on port 1";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("postgres: cannot connect"), std::string::npos) << e.what();
+  }
+  PgSchema schema("nul");
+  sp::PostgresSaver saver(schema.dsn);
+  std::string nul_channel = std::string("a") + '\0' + "b";
+  try {
+    saver.put({"t", "", std::nullopt}, cp("1", {{nul_channel, 1}}, {{nul_channel, 1}}), json::object(), {{nul_channel, 1}});
+    ADD_FAILURE() << "a NUL in a channel name cannot be stored in PostgreSQL text";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("channel name cannot contain a NUL"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(saver.get_tuple({"t", "", std::nullopt}).has_value()) << "a refused put stores nothing";
+}
+
+}  // namespace
