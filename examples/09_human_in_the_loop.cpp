@@ -1,19 +1,30 @@
-// Human in the loop and time travel on SQLite: a node pauses with interrupt(), the run is resumed
-// with the human's answer, and a past checkpoint is replayed as a fork.
+// Human in the loop and time travel: a node pauses with interrupt(), the run is resumed with the
+// human's answer, and a past checkpoint is replayed as a fork. Checkpoints go to a fresh SQLite
+// file, or to PostgreSQL with `09_human_in_the_loop --postgres DSN`
+// (e.g. "postgresql://postgres@127.0.0.1:5432/postgres").
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
+#include <superstep/checkpoint/postgres_saver.hpp>
 #include <superstep/checkpoint/sqlite_saver.hpp>
 #include <superstep/superstep.hpp>
 
 namespace sp = superstep;
 using sp::json;
 
-int main() {
-  std::string db = (std::filesystem::temp_directory_path() / "superstep_example_09.db").string();
-  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db + ext);
-  auto saver = std::make_shared<sp::SqliteSaver>(db);
+int main(int argc, char** argv) {
+  std::shared_ptr<sp::CheckpointSaver> saver;
+  if (argc == 3 && std::strcmp(argv[1], "--postgres") == 0) {
+    saver = std::make_shared<sp::PostgresSaver>(argv[2]);
+  } else {
+    std::string db = (std::filesystem::temp_directory_path() / "superstep_example_09.db").string();
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db + ext);
+    saver = std::make_shared<sp::SqliteSaver>(db);
+  }
 
   sp::StateSchema schema;
   schema.field("request").field("decision").field("log", sp::reducers::append);
@@ -27,7 +38,8 @@ int main() {
   g.add_node("act", [](const sp::State& s) { return json{{"log", {"acted on " + s.get<std::string>("decision")}}}; });
   g.add_edge(sp::START, "triage").add_edge("triage", "approve").add_edge("approve", "act");
   auto app = g.compile({.checkpointer = saver});
-  sp::RunConfig cfg{.thread_id = "ticket-7"};
+  // A thread of its own, as a shared PostgreSQL database may hold earlier runs.
+  sp::RunConfig cfg{.thread_id = "ticket-" + std::to_string(::getpid())};
 
   json out = app.invoke(json{{"request", "refund"}}, cfg);
   std::cout << "paused: " << out["__interrupt__"].dump() << "\n";

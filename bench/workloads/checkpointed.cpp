@@ -1,9 +1,11 @@
-// `checkpointed`: the sequential chain with a checkpointer (memory, or SQLite on a fresh file),
-// each repetition on a new thread; also times get_state_history over that thread.
+// `checkpointed`: the sequential chain with a checkpointer (memory, SQLite on a fresh file, or
+// PostgreSQL at SUPERSTEP_PG_DSN), each repetition on a new thread; also times
+// get_state_history over that thread.
 #include <atomic>
 #include <filesystem>
 #include <unistd.h>
 
+#include <superstep/checkpoint/postgres_saver.hpp>
 #include <superstep/checkpoint/sqlite_saver.hpp>
 
 #include "workloads/workloads.hpp"
@@ -22,9 +24,14 @@ Workload make_checkpointed(int n, const std::string& saver_name, sp::Durability 
     auto path = std::filesystem::temp_directory_path() / ("superstep_bench_" + std::to_string(::getpid()) + ".db");
     for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + ext);
     saver = std::make_shared<sp::SqliteSaver>(path.string());
+  } else if (saver_name == "postgres") {
+    saver = std::make_shared<sp::PostgresSaver>(std::getenv("SUPERSTEP_PG_DSN"));
   } else {
-    throw std::invalid_argument("--saver " + saver_name + " is not available in this build (memory, sqlite)");
+    throw std::invalid_argument("--saver " + saver_name + " is not available in this build (memory, sqlite, postgres)");
   }
+  // Threads unique to this process, so a shared database never holds one already.
+  auto prefix = std::make_shared<std::string>("bench-" + std::to_string(::getpid()) + "-" +
+                                              std::to_string(std::chrono::system_clock::now().time_since_epoch().count()) + "-");
   sp::StateSchema s;
   s.field("count").field("trace", sp::reducers::concat);
   sp::StateGraph g(s);
@@ -41,18 +48,18 @@ Workload make_checkpointed(int n, const std::string& saver_name, sp::Durability 
   Workload w{app, build, ms_since(t0)};
   auto rep = std::make_shared<std::atomic<int>>(0);
   auto history_ms = std::make_shared<double>(0);
-  w.run = [app, rep, durability] {
+  w.run = [app, rep, durability, prefix] {
     sp::RunConfig cfg;
-    cfg.thread_id = "bench-" + std::to_string((*rep)++);
+    cfg.thread_id = *prefix + std::to_string((*rep)++);
     cfg.recursion_limit = 1 << 30;
     cfg.durability = durability;
     return app.invoke(json{{"count", 0}}, cfg);
   };
-  w.check = [app, n, rep, history_ms, durability](const json& out) {
+  w.check = [app, n, rep, history_ms, durability, prefix](const json& out) {
     expect(out["count"] == n, "count == N");
     expect(out["trace"].size() == static_cast<size_t>(n), "trace has N names");
     sp::RunConfig cfg;
-    cfg.thread_id = "bench-" + std::to_string(*rep - 1);
+    cfg.thread_id = *prefix + std::to_string(*rep - 1);
     auto t = std::chrono::steady_clock::now();
     auto history = app.get_state_history(cfg);
     *history_ms = ms_since(t);

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -19,7 +20,7 @@ namespace {
 
 int usage(const std::string& why) {
   std::cerr << "superstep-bench: " << why << "\n"
-            << "usage: superstep-bench WORKLOAD [N] [REPS] [--saver memory|sqlite] [--typed] "
+            << "usage: superstep-bench WORKLOAD [N] [REPS] [--saver memory|sqlite|postgres] [--typed] "
                "[--durability sync|async|exit]\n"
             << "workloads: sequential (N=1000), fanout (1000), react_loop (200), wide_state (100), "
                "parallel_branches (50), checkpointed (200)\n";
@@ -57,7 +58,10 @@ int main(int argc, char** argv) {
   if (it == defaults.end()) return usage("unknown workload '" + name + "'");
   if (name == "conversation_storage")
     return usage("workload 'conversation_storage' (delta storage of append-only channels) is not part of this build yet");
-  if (saver != "memory" && saver != "sqlite") return usage("--saver " + saver + " is not part of this build (memory, sqlite)");
+  if (saver != "memory" && saver != "sqlite" && saver != "postgres")
+    return usage("--saver must be memory, sqlite or postgres (got '" + saver + "')");
+  if (saver == "postgres" && !std::getenv("SUPERSTEP_PG_DSN"))
+    return usage("--saver postgres needs SUPERSTEP_PG_DSN (a libpq connection string; scripts/pg-cluster starts a server)");
   if (saver != "memory" && name != "checkpointed") return usage("--saver applies to the checkpointed workload");
   if (durability != "sync" && durability != "async" && durability != "exit")
     return usage("--durability must be sync, async or exit");

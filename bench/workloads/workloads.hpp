@@ -48,7 +48,8 @@ Workload make_fanout(int n);
 Workload make_react_loop(int n);
 Workload make_wide_state(int n);
 Workload make_parallel_branches(int k);
-/// `sequential` with a checkpointer: saver "memory" or "sqlite" (a fresh file).
+/// `sequential` with a checkpointer: saver "memory", "sqlite" (a fresh file) or "postgres"
+/// (the server SUPERSTEP_PG_DSN names).
 Workload make_checkpointed(int n, const std::string& saver, superstep::Durability durability);
 
 // Typed state (--typed): the result is checked inside run(), on the struct.

@@ -1,7 +1,7 @@
 // superstep-saver-bridge: serves a CheckpointSaver over the six JSON endpoints of
 // ../shared/interop/checkpoint-validation (LangGraph's checkpoint validation suite, bridged).
 //
-//   superstep-saver-bridge --saver memory|sqlite [--db FILE] [--port P]   (P = 0, the default: any free port)
+//   superstep-saver-bridge --saver memory|sqlite|postgres [--db FILE] [--dsn DSN] [--port P]   (P = 0, the default: any free port)
 #include <httplib.h>
 
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include <string>
 
 #include <superstep/checkpoint/memory_saver.hpp>
+#include <superstep/checkpoint/postgres_saver.hpp>
 #include <superstep/checkpoint/sqlite_saver.hpp>
 #include <superstep/errors.hpp>
 
@@ -96,6 +97,9 @@ class Bridge {
   void reset() {
     if (kind_ == "memory") {
       saver_ = std::make_shared<sp::InMemorySaver>();
+    } else if (kind_ == "postgres") {
+      if (!saver_) saver_ = std::make_shared<sp::PostgresSaver>(db_);
+      static_cast<sp::PostgresSaver&>(*saver_).clear();
     } else {
       if (!saver_) saver_ = std::make_shared<sp::SqliteSaver>(db_);
       static_cast<sp::SqliteSaver&>(*saver_).clear();
@@ -107,24 +111,30 @@ class Bridge {
 };
 
 int usage(const std::string& why) {
-  std::cerr << "superstep-saver-bridge: " << why << "\nusage: superstep-saver-bridge --saver memory|sqlite [--db FILE] [--port P]\n";
+  std::cerr << "superstep-saver-bridge: " << why << "\nusage: superstep-saver-bridge --saver memory|sqlite|postgres [--db FILE] [--dsn DSN] [--port P]\n";
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string kind = "memory", db = "saver-bridge.db";
+  std::string kind = "memory", db = "saver-bridge.db", dsn;
   int port = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
     if (a == "--saver") kind = next();
     else if (a == "--db") db = next();
+    else if (a == "--dsn") dsn = next();
     else if (a == "--port") port = std::atoi(next().c_str());
     else return usage("unknown argument '" + a + "'");
   }
-  if (kind != "memory" && kind != "sqlite") return usage("--saver must be memory or sqlite (got '" + kind + "')");
+  if (kind != "memory" && kind != "sqlite" && kind != "postgres")
+    return usage("--saver must be memory, sqlite or postgres (got '" + kind + "')");
+  if (kind == "postgres") {
+    if (dsn.empty()) return usage("--saver postgres needs --dsn");
+    db = dsn;
+  }
   if (port < 0) return usage("--port must be a port number (0: any free port)");
   Bridge bridge(kind, db);
   httplib::Server server;

@@ -6,12 +6,14 @@
 //   superstep state T [--db superstep.db]
 //   superstep history T [--db superstep.db] [--limit N]
 //   superstep draw NAME [--format mermaid|dot]
-// With --thread, a run is checkpointed in the SQLite file --db; the graph's name is kept in the
-// checkpoints' metadata, so resume/state/history find it from the thread alone.
+// With --thread, a run is checkpointed in --db: a SQLite file, or a PostgreSQL database when --db
+// is a libpq connection string (`postgresql://...` or `host=... dbname=...`). The graph's name is
+// kept in the checkpoints' metadata, so resume/state/history find it from the thread alone.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <sstream>
 
+#include <superstep/checkpoint/postgres_saver.hpp>
 #include <superstep/checkpoint/sqlite_saver.hpp>
 
 #include "builtin_graphs.hpp"
@@ -20,6 +22,16 @@ namespace sp = superstep;
 using sp::json;
 
 namespace {
+
+/// The saver --db names: PostgreSQL for a libpq connection string, else a SQLite file.
+std::shared_ptr<sp::CheckpointSaver> open_saver(const std::string& db) {
+  if (db.empty()) throw std::runtime_error("--db is empty: give a SQLite file or a PostgreSQL connection string");
+  bool postgres = db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0 ||
+                  db.find("dbname=") != std::string::npos || db.find("host=") != std::string::npos;
+  if (postgres) return std::make_shared<sp::PostgresSaver>(db);
+  return std::make_shared<sp::SqliteSaver>(db);
+}
+
 
 const cli::BuiltinGraph& require_graph(const std::string& name) {
   if (const auto* g = cli::find_builtin(name)) return *g;
@@ -84,25 +96,25 @@ int main(int argc, char** argv) {
   run->add_option("--stream-mode", modes_text, "Comma-separated stream modes")->capture_default_str();
   run->add_option("--recursion-limit", recursion_limit, "Maximum supersteps")->capture_default_str();
   run->add_option("--thread", thread, "Persist the run as this thread (checkpoints in --db)");
-  run->add_option("--db", db, "SQLite file for checkpoints")->capture_default_str();
+  run->add_option("--db", db, "SQLite file, or PostgreSQL connection string, for checkpoints")->capture_default_str();
 
   auto* resume = app.add_subcommand("resume", "Continue a stored thread (answering its interrupt with --value)");
   std::string resume_thread, value_text;
   resume->add_option("thread", resume_thread, "Thread id")->required();
   resume->add_option("--value", value_text, "Resume value as JSON (answers the pending interrupt)");
-  resume->add_option("--db", db, "SQLite file for checkpoints")->capture_default_str();
+  resume->add_option("--db", db, "SQLite file, or PostgreSQL connection string, for checkpoints")->capture_default_str();
   resume->add_option("--stream-mode", modes_text, "Comma-separated stream modes")->capture_default_str();
 
   auto* state = app.add_subcommand("state", "Print a stored thread's current state snapshot as JSON");
   std::string state_thread;
   state->add_option("thread", state_thread, "Thread id")->required();
-  state->add_option("--db", db, "SQLite file for checkpoints")->capture_default_str();
+  state->add_option("--db", db, "SQLite file, or PostgreSQL connection string, for checkpoints")->capture_default_str();
 
   auto* history = app.add_subcommand("history", "Print a stored thread's snapshots, newest first, one JSON per line");
   std::string history_thread;
   std::size_t limit = 0;
   history->add_option("thread", history_thread, "Thread id")->required();
-  history->add_option("--db", db, "SQLite file for checkpoints")->capture_default_str();
+  history->add_option("--db", db, "SQLite file, or PostgreSQL connection string, for checkpoints")->capture_default_str();
   history->add_option("--limit", limit, "At most this many (0 = all)");
 
   auto* draw = app.add_subcommand("draw", "Print a built-in graph as Mermaid or Graphviz dot");
@@ -127,7 +139,7 @@ int main(int argc, char** argv) {
       sp::RunConfig cfg{.recursion_limit = recursion_limit};
       sp::CompileOptions opts;
       if (!thread.empty()) {
-        opts.checkpointer = std::make_shared<sp::SqliteSaver>(db);
+        opts.checkpointer = open_saver(db);
         cfg.thread_id = thread;
         cfg.metadata = json{{"graph", spec.name}};
       }
@@ -135,7 +147,7 @@ int main(int argc, char** argv) {
       print_run(graph.stream(input, cfg, parse_modes(modes_text)));
       return 0;
     }
-    auto saver = std::make_shared<sp::SqliteSaver>(db);
+    auto saver = open_saver(db);
     if (*resume) {
       const auto& spec = graph_of_thread(*saver, resume_thread, db);
       auto graph = spec.build({.checkpointer = saver});
