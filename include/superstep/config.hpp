@@ -27,6 +27,9 @@ struct RunConfig {
   std::string run_id;                          ///< set by the caller or generated
   json metadata = json::object();              ///< merged into each checkpoint's metadata
   Durability durability = Durability::async;   ///< with a checkpointer
+  /// stream(): also yield the parts of subgraphs (a compiled graph used as a node), each with
+  /// its namespace in StreamPart::ns (LangGraph's `subgraphs: true`).
+  bool subgraphs = false;
   /// Per call, replacing the compiled graph's lists when set ("*" = every node).
   std::optional<std::vector<std::string>> interrupt_before;
   std::optional<std::vector<std::string>> interrupt_after;

@@ -3,6 +3,7 @@
 // that starts there, with their interrupts, errors and saved results. Plain values.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@
 
 namespace superstep {
 
+struct StateSnapshot;
+
 /// A task of a snapshot's next step (LangGraph's PregelTask).
 struct PregelTask {
   std::string id;
@@ -21,6 +24,10 @@ struct PregelTask {
   std::optional<std::string> error;   ///< what it threw when the step failed
   std::vector<Interrupt> interrupts;  ///< its pending interrupts
   json result;                        ///< its saved update when it already finished, else null
+  /// A subgraph task: where the subgraph's checkpoints live (thread and namespace), and, from
+  /// get_state(config, /*subgraphs=*/true), the subgraph's own snapshot.
+  std::optional<CheckpointConfig> state_config;
+  std::shared_ptr<const StateSnapshot> state;
   json to_json() const;
 };
 

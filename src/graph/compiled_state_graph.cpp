@@ -26,34 +26,60 @@ Stream CompiledStateGraph::stream(const Command& input, const RunConfig& config,
 }
 
 namespace {
-void require_checkpointer(const internal::GraphData& g, const RunConfig& config, const char* what) {
-  if (!g.checkpointer)
-    throw Error("graph '" + g.name + "' has no checkpointer: " + what + " needs CompileOptions::checkpointer");
-  if (config.thread_id.empty()) throw Error("graph '" + g.name + "': " + what + " needs RunConfig::thread_id");
+/// The graph a config's checkpoint namespace belongs to (this one for "", else the subgraph of
+/// each `node:<task_id>` segment), with the saver it uses (its own, else its parent's).
+struct Target {
+  std::shared_ptr<const internal::GraphData> graph;
+  internal::ParentLink link;  // carries the inherited saver for a subgraph without its own
+  const std::shared_ptr<CheckpointSaver>& saver() const { return graph->checkpointer ? graph->checkpointer : link.saver; }
+  const internal::ParentLink* parent() const { return graph->checkpointer ? nullptr : &link; }
+};
+
+Target resolve(const std::shared_ptr<const internal::GraphData>& root, const RunConfig& config, const char* what) {
+  Target t{root, {}};
+  t.link.saver = root->checkpointer;
+  std::string_view ns = config.checkpoint_ns;
+  while (!ns.empty()) {
+    std::string_view segment = ns.substr(0, ns.find('|'));
+    ns.remove_prefix(std::min(ns.size(), segment.size() + 1));
+    std::string_view node = segment.substr(0, segment.find(':'));
+    int id = t.graph->find_node(node);
+    if (id <= 0 || !t.graph->nodes[id].subgraph)
+      throw CheckpointError("graph '" + root->name + "': checkpoint namespace '" + config.checkpoint_ns +
+                            "' names no subgraph ('" + std::string(node) + "' is not a subgraph node of graph '" +
+                            t.graph->name + "')");
+    if (t.graph->checkpointer) t.link.saver = t.graph->checkpointer;
+    t.graph = t.graph->nodes[id].subgraph;
+  }
+  if (!t.saver())
+    throw Error("graph '" + root->name + "' has no checkpointer: " + what + " needs CompileOptions::checkpointer");
+  if (config.thread_id.empty()) throw Error("graph '" + root->name + "': " + what + " needs RunConfig::thread_id");
+  return t;
 }
 
 /// The checkpoint `config` names (its thread's latest when no checkpoint_id), or nullopt.
 /// Throws: CheckpointError when the named checkpoint does not exist.
-std::optional<CheckpointTuple> load(const internal::GraphData& g, const RunConfig& config, const char* what) {
-  require_checkpointer(g, config, what);
-  auto tuple = g.checkpointer->get_tuple({config.thread_id, config.checkpoint_ns, config.checkpoint_id});
+std::optional<CheckpointTuple> load(const Target& target, const RunConfig& config) {
+  auto tuple = target.saver()->get_tuple({config.thread_id, config.checkpoint_ns, config.checkpoint_id});
   if (config.checkpoint_id && !tuple)
-    throw CheckpointError("graph '" + g.name + "': thread '" + config.thread_id + "' has no checkpoint '" +
+    throw CheckpointError("graph '" + target.graph->name + "': thread '" + config.thread_id + "' has no checkpoint '" +
                           *config.checkpoint_id + "'");
   return tuple;
 }
 }  // namespace
 
-StateSnapshot CompiledStateGraph::get_state(const RunConfig& config) const {
-  auto tuple = load(*data_, config, "get_state");
-  internal::PregelRun run(data_, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{});
-  return run.snapshot(/*apply_pending=*/!config.checkpoint_id);
+StateSnapshot CompiledStateGraph::get_state(const RunConfig& config, bool subgraphs) const {
+  Target target = resolve(data_, config, "get_state");
+  auto tuple = load(target, config);
+  internal::PregelRun run(target.graph, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{},
+                          target.parent());
+  return run.snapshot(/*apply_pending=*/!config.checkpoint_id, subgraphs);
 }
 
 std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig& config, const json& filter,
                                                                  std::optional<std::string> before,
                                                                  std::optional<std::size_t> limit) const {
-  require_checkpointer(*data_, config, "get_state_history");
+  Target target = resolve(data_, config, "get_state_history");
   CheckpointQuery q;
   q.thread_id = config.thread_id;
   q.checkpoint_ns = config.checkpoint_ns;
@@ -61,16 +87,18 @@ std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig
   q.before = std::move(before);
   q.limit = limit;
   std::vector<StateSnapshot> out;
-  for (const CheckpointTuple& t : data_->checkpointer->list(q)) {
-    internal::PregelRun run(data_, config, &t, internal::PregelRun::Inspect{});
+  for (const CheckpointTuple& t : target.saver()->list(q)) {
+    internal::PregelRun run(target.graph, config, &t, internal::PregelRun::Inspect{}, target.parent());
     out.push_back(run.snapshot(/*apply_pending=*/false));
   }
   return out;
 }
 
 RunConfig CompiledStateGraph::update_state(const RunConfig& config, const json& values, const std::string& as_node) const {
-  auto tuple = load(*data_, config, "update_state");
-  internal::PregelRun run(data_, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{});
+  Target target = resolve(data_, config, "update_state");
+  auto tuple = load(target, config);
+  internal::PregelRun run(target.graph, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{},
+                          target.parent());
   CheckpointConfig saved = run.update(values, as_node);
   RunConfig out = config;
   out.checkpoint_id = saved.checkpoint_id;

@@ -44,6 +44,8 @@ struct ChannelData {
   bool after_finish = false;     // has finish() semantics
 };
 
+struct GraphData;
+
 struct NodeData {
   std::string name;
   int id = 0;
@@ -58,6 +60,7 @@ struct NodeData {
   std::vector<BranchData> branches;      // conditional edges, in the order added
   std::vector<char> input_mask;          // per state key; empty = sees all keys
   std::vector<char> output_mask;         // per state key; empty = may write all keys
+  std::shared_ptr<const GraphData> subgraph;  // set when the node is a compiled graph
 };
 
 struct PregelTask;
@@ -118,6 +121,7 @@ struct GraphData {
   NameIndex node_index;
   NameIndex channel_index;                           // every channel by name (checkpoints)
   std::shared_ptr<CheckpointSaver> checkpointer;
+  bool has_subgraphs = false;                        // some node is a compiled graph
   std::vector<int> branch_channel;                   // node id -> its branch:to channel
   std::vector<std::vector<int>> trigger_to_nodes;    // channel id -> node ids in name order
   std::vector<int> volatile_channels;

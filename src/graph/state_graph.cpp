@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "graph/graph_data.hpp"
+#include "pregel/subgraph.hpp"
 #include "superstep/channels/any_value.hpp"
 #include "superstep/channels/binary_operator_aggregate.hpp"
 #include "superstep/channels/ephemeral_value.hpp"
@@ -20,6 +21,7 @@ struct StateGraph::Impl {
     std::string name;
     NodeFn fn;
     NodeOptions options;
+    std::shared_ptr<const internal::GraphData> subgraph;
   };
   struct PendingBranch {
     std::string from;
@@ -40,7 +42,12 @@ StateGraph::StateGraph(StateGraph&&) noexcept = default;
 StateGraph& StateGraph::operator=(StateGraph&&) noexcept = default;
 
 StateGraph& StateGraph::add_node(std::string name, NodeFn fn, NodeOptions options) {
-  impl_->nodes.push_back({std::move(name), std::move(fn), std::move(options)});
+  impl_->nodes.push_back({std::move(name), std::move(fn), std::move(options), nullptr});
+  return *this;
+}
+
+StateGraph& StateGraph::add_node(std::string name, const CompiledStateGraph& subgraph, NodeOptions options) {
+  impl_->nodes.push_back({std::move(name), internal::subgraph_node(subgraph.data_), std::move(options), subgraph.data_});
   return *this;
 }
 
@@ -202,6 +209,9 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
     }
     if (!node_names.insert(n.name).second) problems.push_back("node '" + n.name + "' is added twice");
     if (!n.fn) problems.push_back("node '" + n.name + "' has no function");
+    if (n.subgraph && (b.typed || n.subgraph->typed))
+      problems.push_back("node '" + n.name + "': subgraph '" + n.subgraph->name +
+                         "' cannot be used here: subgraphs need JSON state in both graphs (typed state is not supported yet)");
     for (const auto& k : n.options.input_keys)
       if (!keys.count(k)) problems.push_back("node '" + n.name + "': input key '" + k + "' is not a state key");
     for (const auto& k : n.options.output_keys)
@@ -328,6 +338,8 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
     nd.id = static_cast<int>(g->nodes.size());
     nd.fn = n.fn;
     nd.options = n.options;
+    nd.subgraph = n.subgraph;
+    if (n.subgraph) g->has_subgraphs = true;
     nd.retry = n.options.retry ? n.options.retry : options.retry_policy;
     std::string ch = "branch:to:" + n.name;
     std::unique_ptr<Channel> proto;

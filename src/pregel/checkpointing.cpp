@@ -23,6 +23,8 @@ json PregelTask::to_json() const {
   for (const Interrupt& i : interrupts) j["interrupts"].push_back(i.to_json());
   if (error) j["error"] = *error;
   if (!result.is_null()) j["result"] = result;
+  if (state) j["state"] = state->to_json();
+  else if (state_config) j["state"] = state_config->to_json();
   return j;
 }
 
@@ -91,6 +93,16 @@ std::vector<Interrupt> interrupts_from(const json& v) {
   return out;
 }
 
+bool is_parent_command(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const ParentCommand&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 json interrupts_json(const std::vector<Interrupt>& list) {
   json out = json::array();
   for (const Interrupt& i : list) out.push_back(i.to_json());
@@ -102,17 +114,18 @@ json interrupts_json(const std::vector<Interrupt>& list) {
 // --- set-up ---
 
 PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const Command& input, RunConfig config,
-                     const std::vector<StreamMode>& modes)
-    : g_(std::move(graph)), config_(std::move(config)) {
-  if (!g_->checkpointer)
+                     const std::vector<StreamMode>& modes, const ParentLink* link)
+    : g_(std::move(graph)), config_(std::move(config)), parent_(link) {
+  if (!saver())
     throw Error("graph '" + g_->name + "': a Command input (resume, update, go_to) needs a checkpointer "
                 "(CompileOptions::checkpointer) and a thread_id");
   init(modes);
   first(nullptr, &input);
 }
 
-PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, const CheckpointTuple* tuple, Inspect)
-    : g_(std::move(graph)), config_(std::move(config)) {
+PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, const CheckpointTuple* tuple, Inspect,
+                     const ParentLink* link)
+    : g_(std::move(graph)), config_(std::move(config)), parent_(link) {
   config_.durability = Durability::sync;
   init({});
   start_persist();
@@ -130,7 +143,7 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, c
 void PregelRun::start_persist() {
   cp_ = std::make_unique<Persist>();
   Persist& p = *cp_;
-  p.saver = g_->checkpointer;
+  p.saver = saver();
   p.durability = config_.durability;
   p.queue = std::make_unique<SaveQueue>(g_->executor);
   p.interrupt_before = config_.interrupt_before ? *config_.interrupt_before : g_->interrupt_before;
@@ -288,6 +301,7 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
         throw InvalidUpdateError("graph '" + g_->name + "': Command.resume given, but thread '" + config_.thread_id +
                                  "' has no pending interrupt");
       if (by_id) {
+        p.resume_map = r;
         for (auto it = r.begin(); it != r.end(); ++it) {
           const std::string task = *find_open(it.key());
           json answers = json::array();
@@ -476,6 +490,7 @@ void PregelRun::decode_write(PregelTask& t, const std::string& channel, const js
 void PregelRun::save_task_writes(PregelTask& t) {
   if (!cp_ || t.cached || t.synthetic) return;
   std::vector<std::pair<std::string, json>> w;
+  if (t.error && is_parent_command(t.error)) return;  // not a failure: the parent graph takes it over
   if (t.error) {
     w.emplace_back(kErrorChannel, describe(t.error));
   } else if (!t.interrupts.empty()) {
@@ -514,7 +529,8 @@ void PregelRun::match_pending_writes() {
       for (const auto& [c, v] : t->writes) update[g_->state_keys[c]] = v.to_json();
       t->stream_update = update.empty() ? json(nullptr) : std::move(update);
     } else {
-      t->interrupts.clear();  // it runs again; what it asked is asked anew
+      t->asked = std::move(t->interrupts);  // it runs again; what it asked is asked anew
+      t->interrupts.clear();
     }
   }
 }
@@ -551,13 +567,27 @@ json PregelRun::interrupt(PregelTask& t, json value) {
   throw GraphInterrupt({Interrupt{std::move(value), interrupt_id(ns, t.resume.size())}});
 }
 
+json PregelRun::subgraph_resume(PregelTask& t) {
+  if (!cp_) return nullptr;
+  std::lock_guard lock(cp_->resume_mutex);
+  if (cp_->null_resume) {
+    json v = std::move(*cp_->null_resume);
+    cp_->null_resume.reset();
+    return v;
+  }
+  json mine = json::object();
+  for (const Interrupt& i : t.asked)
+    if (auto it = cp_->resume_map.find(i.id); it != cp_->resume_map.end()) mine[i.id] = *it;
+  return mine.empty() ? json(nullptr) : mine;
+}
+
 // --- checkpoints ---
 
 void PregelRun::save_checkpoint(const char* source) {
   Persist& p = *cp_;
   json meta = config_.metadata.is_object() ? config_.metadata : json::object();
-  meta.update(json{{"source", source}, {"step", step_}, {"parents", json::object()}, {"thread_id", config_.thread_id},
-                   {"run_id", p.run_id}});
+  meta.update(json{{"source", source}, {"step", step_}, {"parents", parent_ ? parent_->parents : json::object()},
+                   {"thread_id", config_.thread_id}, {"run_id", p.run_id}});
   std::string id = uuid6();
   if (p.durability == Durability::exit) {
     // Only the last checkpoint is stored, as a child of the one the run started from.
@@ -734,7 +764,7 @@ json PregelRun::result(bool take) {
 
 // --- inspection: get_state and update_state ---
 
-StateSnapshot PregelRun::snapshot(bool apply_pending) {
+StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs) {
   Persist& p = *cp_;
   StateSnapshot s;
   s.config = p.current;
@@ -765,6 +795,19 @@ StateSnapshot PregelRun::snapshot(bool apply_pending) {
         if (w.channel == kErrorChannel) info.error = w.value.is_string() ? w.value.get<std::string>() : w.value.dump();
       }
       s.next.push_back(info.name);
+      if (const auto& child = t->node->subgraph) {
+        info.state_config = CheckpointConfig{config_.thread_id, task_ns(*t), std::nullopt};
+        ParentLink link;
+        link.saver = child->checkpointer ? child->checkpointer : p.saver;
+        if (subgraphs)
+          if (auto tuple = link.saver->get_tuple(*info.state_config)) {
+            RunConfig cfg = config_;
+            cfg.checkpoint_ns = info.state_config->checkpoint_ns;
+            cfg.checkpoint_id.reset();
+            PregelRun sub(child, cfg, &*tuple, Inspect{}, &link);
+            info.state = std::make_shared<StateSnapshot>(sub.snapshot(/*apply_pending=*/true, /*subgraphs=*/true));
+          }
+      }
     } else {
       info.result = t->stream_update.is_null() ? json::object() : t->stream_update;
     }

@@ -41,9 +41,9 @@ void ChannelView::for_each(const std::function<void(const std::string&, const js
 }
 
 PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, RunConfig config,
-                     const std::vector<StreamMode>& modes)
-    : g_(std::move(graph)), config_(std::move(config)) {
-  if (g_->checkpointer) {
+                     const std::vector<StreamMode>& modes, const ParentLink* link)
+    : g_(std::move(graph)), config_(std::move(config)), parent_(link) {
+  if (saver()) {
     init(modes);
     first(&input, nullptr);
     return;
@@ -87,14 +87,14 @@ void PregelRun::init(const std::vector<StreamMode>& modes) {
   // Parts produced inside a task must reach the consumer while the task runs, so the consumer's
   // thread must stay free to yield them.
   inline_tasks_ = !(wants(StreamMode::custom) || wants(StreamMode::messages) || wants(StreamMode::debug) ||
-                    wants(StreamMode::tasks));
+                    wants(StreamMode::tasks) || (config_.subgraphs && g_->has_subgraphs && modes_ != 0));
   if (config_.recursion_limit < 1)
     throw Error("graph '" + g_->name + "': recursion_limit must be at least 1, got " +
                 std::to_string(config_.recursion_limit));
   const bool interrupts = !g_->interrupt_before.empty() || !g_->interrupt_after.empty() ||
                           (config_.interrupt_before && !config_.interrupt_before->empty()) ||
                           (config_.interrupt_after && !config_.interrupt_after->empty());
-  if (interrupts && !g_->checkpointer)
+  if (interrupts && !saver())
     throw Error("graph '" + g_->name + "': interrupt_before/interrupt_after need a checkpointer "
                 "(CompileOptions::checkpointer) and a thread_id");
   for (const auto* list : {&config_.interrupt_before, &config_.interrupt_after})
@@ -173,6 +173,15 @@ void PregelRun::post(std::function<void()> fn) const { g_->executor->submit(std:
 
 void PregelRun::post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const {
   run_after(delay, [pool = g_->executor, fn = std::move(fn)]() mutable { pool->submit(std::move(fn)); });
+}
+
+void PregelRun::emit_part(StreamPart part) {
+  if (!wants(part.mode)) return;
+  {
+    std::lock_guard lock(mutex_);
+    shared_parts_.push_back(std::move(part));
+  }
+  cv_.notify_all();
 }
 
 void PregelRun::emit(StreamMode mode, json data) {

@@ -30,8 +30,9 @@ struct PregelRun::Persist {
   bool seen_cache_valid = false;              // false: rebuild from seen_ at the next store
   std::vector<PendingWrite> pending;          // the current checkpoint's pending writes
   bool match_pending = false;                 // the next plan reuses writes of finished tasks
-  std::mutex resume_mutex;                    // guards null_resume
+  std::mutex resume_mutex;                    // guards null_resume and resume_map
   std::optional<json> null_resume;
+  json resume_map = json::object();           // Command.resume by interrupt id (for subgraph tasks)
   std::vector<std::string> interrupt_before, interrupt_after;
   Durability durability = Durability::async;
   std::unique_ptr<SaveQueue> queue;

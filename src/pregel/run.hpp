@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "graph/graph_data.hpp"
+#include "pregel/subgraph.hpp"
 #include "superstep/checkpoint/checkpoint.hpp"
 #include "superstep/interrupt.hpp"
 #include "superstep/state_snapshot.hpp"
@@ -106,6 +107,7 @@ struct PregelTask : TaskContext {
   std::vector<json> resume;                // answers for its interrupt() calls, in call order
   std::size_t interrupt_calls = 0;
   std::vector<Interrupt> interrupts;       // set when it paused in interrupt()
+  std::vector<Interrupt> asked;            // the interrupts saved for it before (resume by id)
   std::optional<std::string> saved_error;  // get_state: the error saved for it
 
   void clear_results() {
@@ -134,6 +136,7 @@ struct PregelTask : TaskContext {
     resume.clear();
     interrupt_calls = 0;
     interrupts.clear();
+    asked.clear();
     saved_error.reset();
   }
 };
@@ -155,14 +158,16 @@ struct StepRun {
 
 class PregelRun {
  public:
+  /// `link`: set for a subgraph's run (valid for the run's lifetime).
   PregelRun(std::shared_ptr<const GraphData> graph, const json& input, RunConfig config,
-            const std::vector<StreamMode>& modes);
+            const std::vector<StreamMode>& modes, const ParentLink* link = nullptr);
   /// A Command input (resume, update, go_to) on a checkpointed thread.
   PregelRun(std::shared_ptr<const GraphData> graph, const Command& input, RunConfig config,
-            const std::vector<StreamMode>& modes);
+            const std::vector<StreamMode>& modes, const ParentLink* link = nullptr);
   /// Inspection (get_state, update_state): loads `tuple` (or starts empty) and runs nothing.
   struct Inspect {};
-  PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, const CheckpointTuple* tuple, Inspect);
+  PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, const CheckpointTuple* tuple, Inspect,
+            const ParentLink* link = nullptr);
   /// Typed state: the input as field writes.
   PregelRun(std::shared_ptr<const GraphData> graph, WriteList input, RunConfig config,
             const std::vector<StreamMode>& modes);
@@ -190,6 +195,8 @@ class PregelRun {
   const JsonChannel* json_channel(int id) const noexcept { return static_cast<const JsonChannel*>(ch_[id]); }
   bool wants(StreamMode m) const noexcept { return (modes_ >> static_cast<int>(m)) & 1u; }
   void emit(StreamMode mode, json data);
+  /// A part of a subgraph's run, yielded with its namespace when its mode is wanted.
+  void emit_part(StreamPart part);
   const std::string& checkpoint_id() const;
   void post(std::function<void()> fn) const;
   void post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const;
@@ -199,15 +206,29 @@ class PregelRun {
   void start_task(PregelTask& t);
   void on_async_done(PregelTask& t);
 
+  /// The checkpointer: the graph's own, else (a subgraph) the parent's; may be null.
+  std::shared_ptr<CheckpointSaver> saver() const noexcept {
+    return g_->checkpointer ? g_->checkpointer : parent_ ? parent_->saver : nullptr;
+  }
+
+  // subgraph.cpp
+  /// Runs subgraph `child` as task `t`'s node, on the task's view of the state.
+  NodeResult run_subgraph(PregelTask& t, const std::shared_ptr<const GraphData>& child, const State& state);
+  /// The namespace of task `t`'s subgraph checkpoints.
+  std::string task_ns(const PregelTask& t) const;
+
   // checkpointing.cpp
   struct Persist;
   bool checkpointing() const noexcept { return cp_ != nullptr; }
+  /// A subgraph task being resumed: the Command.resume value meant for it (null when none).
+  json subgraph_resume(PregelTask& t);
   /// interrupt(): the answer for task `t`'s next interrupt() call, or throws GraphInterrupt.
   json interrupt(PregelTask& t, json value);
   /// get_state: the snapshot of the loaded checkpoint.
   /// `apply_pending`: show the saved writes of the step's finished tasks in the values (the
   /// latest checkpoint, as LangGraph's get_state) instead of listing those tasks as next.
-  StateSnapshot snapshot(bool apply_pending);
+  /// `subgraphs`: pending subgraph tasks carry the subgraph's snapshot.
+  StateSnapshot snapshot(bool apply_pending, bool subgraphs = false);
   /// update_state: applies `values` as `as_node` and stores a checkpoint. Returns its config.
   CheckpointConfig update(const json& values, const std::string& as_node);
 
@@ -272,6 +293,7 @@ class PregelRun {
 
   std::shared_ptr<const GraphData> g_;
   RunConfig config_;
+  const ParentLink* parent_ = nullptr;        // set for a subgraph's run
   uint32_t modes_ = 0;
   bool inline_tasks_ = true;   // the consumer's thread may run tasks (no in-task parts to yield)
 

@@ -219,9 +219,17 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
   json* update = r.update();
   Command* cmd = r.command();
   if (cmd) {
-    if (cmd->graph == Command::PARENT)
-      throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name +
-                               "' returned Command with graph=PARENT, but this graph has no parent");
+    if (cmd->graph == Command::PARENT) {
+      if (!parent_)
+        throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name +
+                                 "' returned Command with graph=PARENT, but this graph has no parent");
+      Command up = std::move(*cmd);
+      up.graph.clear();
+      throw ParentCommand(std::move(up));
+    }
+    if (!cmd->graph.empty())
+      throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' returned Command with graph='" +
+                               cmd->graph + "'; only Command::PARENT (or none) is known");
     if (!cmd->resume.is_null())
       throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name +
                                "' returned Command with resume; resume is an input of invoke, not a node result");

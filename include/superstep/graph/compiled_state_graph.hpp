@@ -42,9 +42,12 @@ class CompiledStateGraph {
 
   // --- persistence (needs a checkpointer; `config.thread_id` names the thread) ---
 
-  /// The thread's latest checkpoint, or `config.checkpoint_id`, as a snapshot.
-  /// Throws: CheckpointError for an unknown thread or checkpoint id.
-  StateSnapshot get_state(const RunConfig& config) const;
+  /// The thread's latest checkpoint, or `config.checkpoint_id`, as a snapshot. With
+  /// `subgraphs`, each pending subgraph task carries the subgraph's own snapshot (`state`).
+  /// A `config.checkpoint_ns` naming a subgraph (`node:<task_id>`, as in a task's
+  /// `state_config`) reads that subgraph's checkpoints; so do get_state_history and
+  /// update_state. Throws: CheckpointError for an unknown thread or checkpoint id.
+  StateSnapshot get_state(const RunConfig& config, bool subgraphs = false) const;
   /// The thread's snapshots, newest first: only those whose metadata matches `filter`, older
   /// than checkpoint `before`, at most `limit`.
   std::vector<StateSnapshot> get_state_history(const RunConfig& config, const json& filter = nullptr,
@@ -74,6 +77,7 @@ class CompiledStateGraph {
   Stream stream_typed(internal::WriteList input, const RunConfig& config, std::vector<StreamMode> modes) const;
 
  private:
+  friend class StateGraph;  // add_node(name, subgraph)
   std::shared_ptr<const internal::GraphData> data_;
 };
 

@@ -78,6 +78,12 @@ class StateGraph {
 
   /// Adds a node. Names must be unique, non-empty, not START/END and free of '|' and ':'.
   StateGraph& add_node(std::string name, NodeFn fn, NodeOptions options = {});
+  /// Adds a compiled graph as a node (a subgraph). It receives this graph's state (the keys it
+  /// shares), runs to its end, and its final values of the shared keys are the node's update.
+  /// Without a checkpointer of its own it uses this graph's; its checkpoints live under
+  /// namespace `name:<task_id>`. An interrupt() inside it pauses this graph too, and
+  /// Command{.graph = Command::PARENT} from its nodes updates and routes this graph.
+  StateGraph& add_node(std::string name, const CompiledStateGraph& subgraph, NodeOptions options = {});
   /// `to` runs in the step after `from` (START for an entry, END for an exit).
   /// (A template so that `add_edge({"a", "b"}, "c")` unambiguously means a join.)
   template <class From>

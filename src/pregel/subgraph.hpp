@@ -1,0 +1,39 @@
+// Subgraphs: a compiled graph used as a node of another (StateGraph::add_node(name, graph)).
+// The node runs a child PregelRun linked to the task that runs it: the child inherits the
+// parent's checkpointer, thread and run settings, keeps its checkpoints under namespace
+// `<node>:<task_id>` (nested: joined with '|'), streams its parts into the parent's stream with
+// that namespace, pauses the parent when it is interrupted, and hands a Command to the parent.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "superstep/checkpoint/saver.hpp"
+#include "superstep/graph/node.hpp"
+#include "superstep/json.hpp"
+#include "superstep/types.hpp"
+
+namespace superstep::internal {
+
+struct GraphData;
+class PregelRun;
+
+/// What a subgraph's run inherits from the task running it.
+struct ParentLink {
+  std::shared_ptr<CheckpointSaver> saver;  ///< the parent's, when the subgraph has none
+  json parents = json::object();           ///< checkpoint metadata "parents": namespace -> checkpoint id
+  std::vector<std::string> ns;             ///< stream namespace: one "node:task_id" per level
+};
+
+/// Thrown by a subgraph's node that returned Command{.graph = Command::PARENT}: ends the
+/// subgraph's run and becomes the result of the parent's task.
+struct ParentCommand : std::exception {
+  explicit ParentCommand(Command c) : command(std::move(c)) {}
+  const char* what() const noexcept override { return "Command(graph=PARENT) sent to the parent graph"; }
+  Command command;
+};
+
+/// The node function that runs `child` as a subgraph.
+NodeFn subgraph_node(std::shared_ptr<const GraphData> child);
+
+}  // namespace superstep::internal

@@ -1,0 +1,323 @@
+// Subgraphs: a compiled graph as a node. Shared keys in and out, checkpoints under
+// `node:<task_id>`, interrupts inside (also nested and parallel, resumed by id), Command to the
+// parent, stream(subgraphs) namespaces, get_state(subgraphs) and reading a subgraph's
+// namespace. Expected values are what LangGraph.js 1.7.3 gives for the same graphs.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <mutex>
+
+#include "saver_cases.hpp"
+#include "test_util.hpp"
+
+using namespace testing_util;
+
+namespace {
+
+sp::StateSchema foo_log_schema() {
+  sp::StateSchema s;
+  s.field("foo").field("log", sp::reducers::append);
+  return s;
+}
+
+sp::NodeFn logger(const std::string& name) {
+  return [name](const sp::State&) { return json{{"log", {name}}}; };
+}
+
+/// Counts node executions across runs (thread-safe).
+struct Counter {
+  std::mutex m;
+  std::map<std::string, int> n;
+  void hit(const std::string& k) {
+    std::lock_guard lock(m);
+    ++n[k];
+  }
+};
+
+std::string ns_of(const sp::StreamPart& p) {
+  std::string out;
+  for (const auto& s : p.ns) out += (out.empty() ? "" : "|") + s.substr(0, s.find(':'));
+  return out;
+}
+
+class Subgraphs : public ::testing::TestWithParam<SaverCase> {
+ protected:
+  void SetUp() override {
+    if (GetParam().needs_postgres) SUPERSTEP_REQUIRE_POSTGRES();
+    saver = GetParam().make();
+  }
+  std::shared_ptr<sp::CheckpointSaver> saver;
+  static sp::RunConfig cfg(const std::string& thread) {
+    sp::RunConfig c;
+    c.thread_id = thread;
+    return c;
+  }
+};
+
+/// p1 -> sub (c1 -> c2, c2 asks) -> p2; the child has a private key `baz`.
+sp::CompiledStateGraph ask_parent(std::shared_ptr<sp::CheckpointSaver> saver, Counter& runs) {
+  sp::StateSchema cs;
+  cs.field("foo").field("baz").field("log", sp::reducers::append);
+  sp::StateGraph child(cs);
+  child.add_node("c1", [&runs](const sp::State&) {
+    runs.hit("c1");
+    return json{{"baz", "baz from c1"}, {"log", {"c1"}}};
+  });
+  child.add_node("c2", [&runs](const sp::State& s, sp::Runtime& rt) -> sp::NodeResult {
+    runs.hit("c2");
+    json a = sp::interrupt(rt, json{{"ask", "ok?"}, {"foo", s.at("foo")}});
+    return json{{"foo", s.get<std::string>("foo") + "|" + a.get<std::string>()}, {"log", {"c2:" + a.get<std::string>()}}};
+  });
+  child.add_edge(sp::START, "c1").add_edge("c1", "c2");
+  sp::StateSchema ps;
+  ps.field("foo").field("other").field("log", sp::reducers::append);
+  sp::StateGraph parent(ps);
+  parent.add_node("p1", [](const sp::State&) { return json{{"foo", "hi"}, {"log", {"p1"}}}; });
+  parent.add_node("sub", child.compile({.name = "child"}));
+  parent.add_node("p2", [&runs](const sp::State& s) {
+    runs.hit("p2");
+    return json{{"other", "done:" + s.get<std::string>("foo")}, {"log", {"p2"}}};
+  });
+  parent.add_edge(sp::START, "p1").add_edge("p1", "sub").add_edge("sub", "p2");
+  return parent.compile({.checkpointer = std::move(saver)});
+}
+
+TEST_P(Subgraphs, InterruptInsideASubgraphPausesTheParentAndResumesWhereItStopped) {
+  Counter runs;
+  auto app = ask_parent(saver, runs);
+  auto c = cfg("t");
+  c.subgraphs = true;
+  std::vector<std::pair<std::string, json>> parts;
+  auto stream = app.stream(json{{"foo", "x"}}, c, {sp::StreamMode::updates});
+  for (const auto& p : stream) parts.emplace_back(ns_of(p), p.data);
+  ASSERT_EQ(parts.size(), 4u) << json(parts).dump();
+  EXPECT_EQ(parts[0], (std::pair<std::string, json>{"", {{"p1", {{"foo", "hi"}, {"log", {"p1"}}}}}}));
+  EXPECT_EQ(parts[1], (std::pair<std::string, json>{"sub", {{"c1", {{"baz", "baz from c1"}, {"log", {"c1"}}}}}}));
+  EXPECT_EQ(parts[2].first, "sub");
+  ASSERT_TRUE(parts[2].second.contains("__interrupt__"));
+  EXPECT_EQ(parts[3].first, "");
+  // The parent surfaces the subgraph's interrupt, with the same id.
+  EXPECT_EQ(parts[3].second, parts[2].second);
+  json interrupt = parts[3].second["__interrupt__"][0];
+  EXPECT_EQ(interrupt["value"], (json{{"ask", "ok?"}, {"foo", "hi"}}));
+  EXPECT_EQ(stream.result()["__interrupt__"][0], interrupt);
+
+  // The parent's state: sub is next, its task holds the interrupt and where the child lives.
+  auto st = app.get_state(cfg("t"));
+  EXPECT_EQ(st.values, (json{{"foo", "hi"}, {"log", {"p1"}}}));
+  EXPECT_EQ(st.next, std::vector<std::string>{"sub"});
+  ASSERT_EQ(st.tasks.size(), 1u);
+  ASSERT_TRUE(st.tasks[0].state_config);
+  EXPECT_EQ(st.tasks[0].state_config->checkpoint_ns, "sub:" + st.tasks[0].id);
+  EXPECT_FALSE(st.tasks[0].state) << "the child's snapshot only with subgraphs=true";
+  EXPECT_EQ(st.tasks[0].to_json()["state"], (json{{"configurable", {{"thread_id", "t"}, {"checkpoint_ns", "sub:" + st.tasks[0].id}}}}));
+  ASSERT_EQ(st.interrupts.size(), 1u);
+  EXPECT_EQ(st.interrupts[0].id, interrupt["id"]);
+
+  // With subgraphs: the child's own snapshot (its private key, its next node, its parents).
+  auto deep = app.get_state(cfg("t"), /*subgraphs=*/true);
+  ASSERT_TRUE(deep.tasks[0].state);
+  const sp::StateSnapshot& child = *deep.tasks[0].state;
+  EXPECT_EQ(child.values, (json{{"foo", "hi"}, {"baz", "baz from c1"}, {"log", {"p1", "c1"}}}));
+  EXPECT_EQ(child.next, std::vector<std::string>{"c2"});
+  EXPECT_EQ(child.config.checkpoint_ns, "sub:" + st.tasks[0].id);
+  EXPECT_EQ(child.metadata["step"], 1);
+  EXPECT_EQ(child.metadata["source"], "loop");
+  EXPECT_EQ(child.metadata["parents"], (json{{"", *st.config.checkpoint_id}}));
+  ASSERT_EQ(child.tasks.size(), 1u);
+  ASSERT_EQ(child.tasks[0].interrupts.size(), 1u);
+  EXPECT_EQ(child.tasks[0].interrupts[0].id, interrupt["id"]);
+
+  // The child's namespace can be read directly, as in LangGraph.
+  sp::RunConfig at_child = cfg("t");
+  at_child.checkpoint_ns = st.tasks[0].state_config->checkpoint_ns;
+  EXPECT_EQ(app.get_state(at_child).values, child.values);
+  EXPECT_EQ(app.get_state_history(at_child).front().values, child.values);
+  at_child.checkpoint_ns = "nope:123";
+  EXPECT_THROW(app.get_state(at_child), sp::CheckpointError);
+
+  // Resume: c2 runs again with the answer; c1 does not run again.
+  parts.clear();
+  auto resumed = app.stream(sp::Command{.resume = "yes"}, c, {sp::StreamMode::updates});
+  for (const auto& p : resumed) parts.emplace_back(ns_of(p), p.data);
+  ASSERT_EQ(parts.size(), 3u) << json(parts).dump();
+  EXPECT_EQ(parts[0], (std::pair<std::string, json>{"sub", {{"c2", {{"foo", "hi|yes"}, {"log", {"c2:yes"}}}}}}));
+  // The node's update: the child's final values of the shared keys (its whole `log`, so the
+  // parent's append reducer repeats "p1", as in LangGraph).
+  EXPECT_EQ(parts[1], (std::pair<std::string, json>{"", {{"sub", {{"foo", "hi|yes"}, {"log", {"p1", "c1", "c2:yes"}}}}}}));
+  EXPECT_EQ(parts[2], (std::pair<std::string, json>{"", {{"p2", {{"other", "done:hi|yes"}, {"log", {"p2"}}}}}}));
+  EXPECT_EQ(resumed.result(), (json{{"foo", "hi|yes"}, {"other", "done:hi|yes"}, {"log", {"p1", "p1", "c1", "c2:yes", "p2"}}}));
+  EXPECT_EQ(runs.n["c1"], 1);
+  EXPECT_EQ(runs.n["c2"], 2);
+  EXPECT_EQ(runs.n["p2"], 1);
+}
+
+TEST_P(Subgraphs, WithoutSubgraphsTheStreamShowsOnlyTheParent) {
+  Counter runs;
+  auto app = ask_parent(saver, runs);
+  std::vector<std::string> seen;
+  for (const auto& p : app.stream(json{{"foo", "x"}}, cfg("t"), {sp::StreamMode::updates})) {
+    EXPECT_TRUE(p.ns.empty());
+    seen.push_back(p.data.begin().key());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"p1", "__interrupt__"}));
+  json out = app.invoke(sp::Command{.resume = "no"}, cfg("t"));
+  EXPECT_EQ(out["foo"], "hi|no");
+  EXPECT_FALSE(out.contains("baz")) << "the child's private key stays in the child";
+}
+
+TEST_P(Subgraphs, NestedAndParallelSubgraphInterruptsAreResumedById) {
+  Counter runs;
+  sp::StateGraph inner_g(foo_log_schema());
+  inner_g.add_node("ask", [&runs](const sp::State& s, sp::Runtime& rt) -> sp::NodeResult {
+    runs.hit("ask");
+    json a = sp::interrupt(rt, "q-" + s.value<std::string>("foo", "none"));
+    return json{{"log", {"ans:" + a.get<std::string>()}}};
+  });
+  inner_g.add_edge(sp::START, "ask");
+  auto inner = inner_g.compile({.name = "inner"});
+  sp::StateGraph mid_g(foo_log_schema());
+  mid_g.add_node("m1", [&runs](const sp::State&) {
+    runs.hit("m1");
+    return json{{"log", {"m1"}}};
+  });
+  mid_g.add_node("inner", inner);
+  mid_g.add_edge(sp::START, "m1").add_edge("m1", "inner");
+  sp::StateSchema top_s;
+  top_s.field("log", sp::reducers::append);  // no `foo`: the parallel subgraphs do not both write it
+  sp::StateGraph top_g(top_s);
+  top_g.add_node("a", mid_g.compile({.name = "mid"}));
+  top_g.add_node("b", inner);
+  top_g.add_node("z", logger("z"));
+  top_g.add_edge(sp::START, "a").add_edge(sp::START, "b").add_edge({"a", "b"}, "z");
+  auto app = top_g.compile({.executor = pool(2), .checkpointer = saver});
+
+  auto c = cfg("n");
+  c.subgraphs = true;
+  std::vector<std::string> interrupt_ns;
+  for (const auto& p : app.stream(json{{"log", json::array()}}, c, {sp::StreamMode::updates}))
+    if (p.data.contains("__interrupt__")) interrupt_ns.push_back(ns_of(p));
+  std::sort(interrupt_ns.begin(), interrupt_ns.end());
+  // Each level reports the interrupt: inner inside a, a itself, b, and the root twice.
+  EXPECT_EQ(interrupt_ns, (std::vector<std::string>{"", "", "a", "a|inner", "b"}));
+
+  auto st = app.get_state(cfg("n"), true);
+  ASSERT_EQ(st.interrupts.size(), 2u);
+  ASSERT_EQ(st.tasks.size(), 2u);
+  const sp::StateSnapshot& a_state = *st.tasks[0].state;
+  ASSERT_EQ(a_state.tasks.size(), 1u);
+  ASSERT_TRUE(a_state.tasks[0].state);
+  EXPECT_EQ(a_state.tasks[0].state->config.checkpoint_ns,
+            "a:" + st.tasks[0].id + "|inner:" + a_state.tasks[0].id);
+  EXPECT_EQ(a_state.tasks[0].state->next, std::vector<std::string>{"ask"});
+
+  // The values have no foo in these subgraphs, so the question reads "q-" + nothing: the
+  // inner graph received no foo. Give each interrupt its own answer, by id.
+  json answers = json::object();
+  answers[st.tasks[0].interrupts.at(0).id] = "for-a";
+  answers[st.tasks[1].interrupts.at(0).id] = "for-b";
+  json out = app.invoke(sp::Command{.resume = answers}, cfg("n"));
+  EXPECT_FALSE(out.contains("__interrupt__")) << out.dump();
+  // mid's log is ["m1"] + inner's whole log ["m1", "ans:for-a"]; a's update is mid's whole log;
+  // a and b apply in task path order (LangGraph.js gives the same).
+  EXPECT_EQ(out["log"], json({"m1", "m1", "ans:for-a", "ans:for-b", "z"}));
+  EXPECT_EQ(runs.n["m1"], 1) << "m1 finished before the pause and is not run again";
+  EXPECT_EQ(runs.n["ask"], 4);
+}
+
+TEST_P(Subgraphs, AFailureInsideASubgraphResumesWithoutRerunningFinishedChildNodes) {
+  Counter runs;
+  bool fail = true;
+  sp::StateGraph child(foo_log_schema());
+  child.add_node("c1", [&runs](const sp::State&) {
+    runs.hit("c1");
+    return json{{"log", {"c1"}}};
+  });
+  child.add_node("c2", [&](const sp::State&) {
+    runs.hit("c2");
+    if (fail) throw std::runtime_error("c2 is down");
+    return json{{"log", {"c2"}}};
+  });
+  child.add_edge(sp::START, "c1").add_edge("c1", "c2");
+  sp::StateGraph parent(foo_log_schema());
+  parent.add_node("sub", child.compile());
+  parent.add_edge(sp::START, "sub");
+  auto app = parent.compile({.checkpointer = saver});
+  try {
+    app.invoke(json{{"foo", "x"}}, cfg("f"));
+    ADD_FAILURE() << "c2 fails";
+  } catch (const sp::NodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("c2 is down"), std::string::npos) << e.what();
+  }
+  auto st = app.get_state(cfg("f"), true);
+  ASSERT_EQ(st.tasks.size(), 1u);
+  ASSERT_TRUE(st.tasks[0].error);
+  ASSERT_TRUE(st.tasks[0].state);
+  EXPECT_EQ(st.tasks[0].state->next, std::vector<std::string>{"c2"});
+  fail = false;
+  json out = app.invoke(nullptr, cfg("f"));
+  EXPECT_EQ(out["log"], json({"c1", "c2"}));
+  EXPECT_EQ(runs.n["c1"], 1);
+  EXPECT_EQ(runs.n["c2"], 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Savers, Subgraphs, ::testing::ValuesIn(saver_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(SubgraphsWithoutCheckpointer, SharedKeysInAndOutPrivateKeysStayInside) {
+  sp::StateSchema cs;
+  cs.field("foo").field("secret");
+  sp::StateGraph child(cs);
+  child.add_node("c", [](const sp::State& s) {
+    return json{{"secret", "s"}, {"foo", s.get<std::string>("foo") + "!"}};
+  });
+  child.add_edge(sp::START, "c");
+  sp::StateSchema ps;
+  ps.field("foo").field("bar");
+  sp::StateGraph parent(ps);
+  parent.add_node("sub", child.compile());
+  parent.add_node("after", [](const sp::State& s) { return json{{"bar", s.get<std::string>("foo")}}; });
+  parent.add_edge(sp::START, "sub").add_edge("sub", "after");
+  auto app = parent.compile();
+  EXPECT_EQ(app.invoke(json{{"foo", "hey"}}), (json{{"foo", "hey!"}, {"bar", "hey!"}}));
+  // An interrupt needs a checkpointer somewhere.
+  sp::StateGraph asking(cs);
+  asking.add_node("q", [](const sp::State&, sp::Runtime& rt) -> sp::NodeResult { return json{{"foo", sp::interrupt(rt, 1)}}; });
+  asking.add_edge(sp::START, "q");
+  sp::StateGraph p2(ps);
+  p2.add_node("sub", asking.compile());
+  p2.add_edge(sp::START, "sub");
+  try {
+    p2.compile().invoke(json{{"foo", "x"}});
+    ADD_FAILURE() << "interrupt without a checkpointer";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a checkpointer"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SubgraphsWithoutCheckpointer, CommandToTheParentUpdatesAndRoutesIt) {
+  // LangGraph.js: the parent's `sub` update is the Command's update; p3 runs beside p2 (the
+  // static edge sub -> p2 still fires); c2 never runs.
+  sp::StateGraph child(foo_log_schema());
+  child.add_node("c1", [](const sp::State&) {
+    return sp::Command{.update = {{"foo", "from child"}, {"log", {"c1"}}}, .go_to = "p3", .graph = sp::Command::PARENT};
+  });
+  child.add_node("c2", logger("c2"));
+  child.add_edge(sp::START, "c1").add_edge("c1", "c2");
+  sp::StateGraph parent(foo_log_schema());
+  parent.add_node("p1", logger("p1"));
+  parent.add_node("sub", child.compile(), {.ends = {"p3"}});
+  parent.add_node("p2", logger("p2"));
+  parent.add_node("p3", [](const sp::State& s) { return json{{"log", {"p3:" + s.get<std::string>("foo")}}}; });
+  parent.add_edge(sp::START, "p1").add_edge("p1", "sub").add_edge("sub", "p2");
+  auto app = parent.compile();
+  sp::RunConfig c;
+  c.subgraphs = true;
+  json updates = json::array();
+  for (const auto& p : app.stream(json{{"foo", "x"}}, c, {sp::StreamMode::updates})) updates.push_back(p.data);
+  EXPECT_EQ(updates, json::parse(R"([{"p1":{"log":["p1"]}},{"sub":{"foo":"from child","log":["c1"]}},
+                                     {"p2":{"log":["p2"]}},{"p3":{"log":["p3:from child"]}}])"));
+  EXPECT_EQ(app.invoke(json{{"foo", "x"}}), json::parse(R"({"foo":"from child","log":["p1","c1","p2","p3:from child"]})"));
+}
+
+}  // namespace
