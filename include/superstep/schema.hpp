@@ -29,6 +29,9 @@ class Reducer {
     virtual void reduce(json& value, json&& update) = 0;
     /// `value` was replaced wholesale (Overwrite or restore): drop any derived index.
     virtual void reset(const json& value) {}
+    /// Whether the last reduce() only appended to an array value (what was there is unchanged),
+    /// so persistence may store just the new elements.
+    virtual bool appended() const noexcept { return false; }
     virtual std::unique_ptr<Instance> clone() const = 0;
   };
   using Fn = std::function<json(json current, json update)>;

@@ -26,16 +26,19 @@ bool BinaryOperatorAggregate::update(std::span<json> writes) {
         throw InvalidUpdateError("at key '" + key() + "': can receive only one Overwrite value per step");
       value_ = *inner;
       op_->reset(*value_);
+      stored_len_.reset();
       seen_overwrite = true;
       continue;
     }
     if (seen_overwrite) continue;  // LangGraph: writes after an Overwrite in the same step are dropped
     if (!value_) {
       value_ = std::move(w);
+      stored_len_.reset();
       continue;
     }
     try {
       op_->reduce(*value_, std::move(w));
+      if (stored_len_ && !(op_->appended() && value_->is_array() && value_->size() >= *stored_len_)) stored_len_.reset();
     } catch (const InvalidUpdateError& e) {
       throw InvalidUpdateError("at key '" + key() + "': " + e.what());
     } catch (const std::exception& e) {
@@ -48,6 +51,7 @@ bool BinaryOperatorAggregate::update(std::span<json> writes) {
 void BinaryOperatorAggregate::restore(const std::optional<json>& saved) {
   value_ = saved;
   if (value_) op_->reset(*value_);
+  mark_stored();
 }
 
 }  // namespace superstep

@@ -70,7 +70,65 @@ json CheckpointTuple::to_json() const {
               {"pending_writes", std::move(writes)}};
 }
 
+CheckpointConfig CheckpointSaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
+                                                  const json& metadata, const json& new_versions,
+                                                  const std::vector<ChannelDelta>& deltas) {
+  if (!deltas.empty())
+    throw CheckpointError("put_with_deltas: this saver stores whole values only (stores_deltas() is false)");
+  return put(config, checkpoint, metadata, new_versions);
+}
+
 namespace internal {
+
+std::optional<json> BlobResolver::resolve(const std::string& channel, const std::string& version) {
+  std::vector<std::pair<std::string, json>> chain;  // newest first: version, appended elements
+  std::string v = version;
+  json base;
+  for (;;) {
+    if (auto hit = known_.find({channel, v}); hit != known_.end()) {
+      const json& full = *hit->second.value;
+      if (!full.is_array() || hit->second.length == full.size()) base = full;
+      else base = json(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(hit->second.length));
+      break;
+    }
+    std::optional<StoredBlob> blob = fetch_(channel, v);
+    if (!blob) {
+      if (chain.empty()) return std::nullopt;
+      throw CheckpointError(where_ + ": stored value of channel '" + channel + "' at version " + chain.back().first +
+                            " is an append to version " + v + ", which is missing");
+    }
+    if (!blob->delta_base) {
+      base = std::move(blob->value);
+      break;
+    }
+    if (!blob->value.is_array())
+      throw CheckpointError(where_ + ": stored append of channel '" + channel + "' at version " + v + " is not a list");
+    std::string next = std::move(*blob->delta_base);
+    bool loops = next == v;
+    for (const auto& link : chain) loops = loops || link.first == next;
+    if (loops)
+      throw CheckpointError(where_ + ": stored appends of channel '" + channel + "' loop back to version " + next);
+    chain.emplace_back(v, std::move(blob->value));
+    v = std::move(next);
+  }
+  if (chain.empty()) {
+    if (!known_.count({channel, v}))
+      known_.emplace(std::pair{channel, v}, Known{std::make_shared<const json>(base), base.is_array() ? base.size() : 0});
+    return base;
+  }
+  if (!base.is_array())
+    throw CheckpointError(where_ + ": stored append of channel '" + channel + "' extends version " + v +
+                          ", which is not a list");
+  // Every version on the chain is a prefix of the newest: remember each one's length.
+  std::vector<std::pair<std::string, std::size_t>> lengths{{v, base.size()}};
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    for (json& e : it->second) base.push_back(std::move(e));
+    lengths.emplace_back(it->first, base.size());
+  }
+  auto shared = std::make_shared<const json>(base);
+  for (const auto& [ver, len] : lengths) known_.insert_or_assign({channel, ver}, Known{shared, len});
+  return base;
+}
 
 int write_index(const std::string& channel, int i) {
   if (channel == kErrorChannel) return -1;

@@ -19,7 +19,7 @@ struct InMemorySaver::Data {
   };
   using ThreadNs = std::pair<std::string, std::string>;
   std::map<ThreadNs, std::map<std::string, Saved>> checkpoints;
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, json> blobs;  // thread, ns, channel, version
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, internal::StoredBlob> blobs;  // thread, ns, channel, version
   std::map<std::tuple<std::string, std::string, std::string>, std::map<std::pair<std::string, int>, StoredWrite>> writes;
 
   std::vector<StoredWrite> writes_of(const std::string& t, const std::string& ns, const std::string& id) const {
@@ -29,14 +29,22 @@ struct InMemorySaver::Data {
       for (const auto& [k, w] : it->second) out.push_back(w);
     return out;
   }
-  CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const Saved& s) const {
-    return internal::make_tuple(
-        t, ns, id, s.checkpoint, s.metadata, s.parent,
-        [&](const std::string& ch, const json& version) -> std::optional<json> {
-          auto b = blobs.find({t, ns, ch, version.dump()});
+  /// Reads stored values of thread `t` / namespace `ns`, following appends.
+  internal::BlobResolver resolver(const std::string& t, const std::string& ns) const {
+    return internal::BlobResolver(
+        [this, t, ns](const std::string& ch, const std::string& version) -> std::optional<internal::StoredBlob> {
+          auto b = blobs.find({t, ns, ch, version});
           if (b == blobs.end()) return std::nullopt;
           return b->second;
         },
+        "thread '" + t + "'");
+  }
+  CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const Saved& s,
+                       internal::BlobResolver& values) const {
+    values.set_where("thread '" + t + "', checkpoint '" + id + "'");
+    return internal::make_tuple(
+        t, ns, id, s.checkpoint, s.metadata, s.parent,
+        [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
         writes_of(t, ns, id), [&] { return writes_of(t, ns, *s.parent); });
   }
   template <class Map, class Pred>
@@ -50,6 +58,12 @@ InMemorySaver::~InMemorySaver() = default;
 
 CheckpointConfig InMemorySaver::put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
                                     const json& new_versions) {
+  return put_with_deltas(config, checkpoint, metadata, new_versions, {});
+}
+
+CheckpointConfig InMemorySaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
+                                                const json& metadata, const json& new_versions,
+                                                const std::vector<ChannelDelta>& deltas) {
   internal::require_thread(config, "put");
   std::lock_guard lock(mutex_);
   const std::string& t = config.thread_id;
@@ -57,8 +71,14 @@ CheckpointConfig InMemorySaver::put(const CheckpointConfig& config, const Checkp
   if (new_versions.is_object())
     for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
       auto v = checkpoint.channel_values.find(it.key());
-      if (v != checkpoint.channel_values.end()) data_->blobs[{t, ns, it.key(), it.value().dump()}] = *v;
+      if (v != checkpoint.channel_values.end()) data_->blobs[{t, ns, it.key(), it.value().dump()}] = {*v, std::nullopt};
     }
+  for (const ChannelDelta& d : deltas) {
+    auto version = new_versions.find(d.channel);
+    if (version == new_versions.end())
+      throw CheckpointError("put: the append to channel '" + d.channel + "' has no new version (thread '" + t + "')");
+    data_->blobs[{t, ns, d.channel, version->dump()}] = {d.appended, d.base_version.dump()};
+  }
   data_->checkpoints[{t, ns}][checkpoint.id] = Data::Saved{internal::stored_checkpoint(checkpoint), metadata,
                                                            config.checkpoint_id};
   return CheckpointConfig{t, ns, checkpoint.id};
@@ -83,24 +103,27 @@ std::optional<CheckpointTuple> InMemorySaver::get_tuple(const CheckpointConfig& 
   std::lock_guard lock(mutex_);
   auto it = data_->checkpoints.find({config.thread_id, config.checkpoint_ns});
   if (it == data_->checkpoints.end() || it->second.empty()) return std::nullopt;
+  auto values = data_->resolver(config.thread_id, config.checkpoint_ns);
   if (config.checkpoint_id) {
     auto c = it->second.find(*config.checkpoint_id);
     if (c == it->second.end()) return std::nullopt;
-    return data_->load(config.thread_id, config.checkpoint_ns, c->first, c->second);
+    return data_->load(config.thread_id, config.checkpoint_ns, c->first, c->second, values);
   }
   auto last = std::prev(it->second.end());
-  return data_->load(config.thread_id, config.checkpoint_ns, last->first, last->second);
+  return data_->load(config.thread_id, config.checkpoint_ns, last->first, last->second, values);
 }
 
 std::vector<CheckpointTuple> InMemorySaver::list(const CheckpointQuery& query) {
   std::lock_guard lock(mutex_);
   std::vector<CheckpointTuple> out;
   for (const auto& [key, by_id] : data_->checkpoints) {
+    std::optional<internal::BlobResolver> values;
     for (auto it = by_id.rbegin(); it != by_id.rend(); ++it) {
       if (!internal::matches_query(query, key.first, key.second, it->first)) continue;
       if (!internal::matches_filter(it->second.metadata, query.filter)) continue;
       if (query.limit && out.size() >= *query.limit) return out;
-      out.push_back(data_->load(key.first, key.second, it->first, it->second));
+      if (!values) values.emplace(data_->resolver(key.first, key.second));
+      out.push_back(data_->load(key.first, key.second, it->first, it->second, *values));
     }
   }
   return out;
@@ -120,7 +143,7 @@ void InMemorySaver::copy_thread(const std::string& from, const std::string& to) 
   for (const auto& [k, v] : data_->checkpoints)
     if (k.first == from) cps.emplace_back(Data::ThreadNs{to, k.second}, v);
   for (auto& [k, v] : cps) data_->checkpoints[k] = std::move(v);
-  std::vector<std::pair<std::tuple<std::string, std::string, std::string, std::string>, json>> blobs;
+  std::vector<std::pair<std::tuple<std::string, std::string, std::string, std::string>, internal::StoredBlob>> blobs;
   for (const auto& [k, v] : data_->blobs)
     if (std::get<0>(k) == from) blobs.emplace_back(std::tuple{to, std::get<1>(k), std::get<2>(k), std::get<3>(k)}, v);
   for (auto& [k, v] : blobs) data_->blobs[k] = std::move(v);
@@ -146,6 +169,12 @@ void InMemorySaver::prune(const std::vector<std::string>& thread_ids, bool keep_
       by_id.clear();
       by_id[keep] = std::move(kept);
       const std::string ns = k.second;
+      // The kept values are stored whole, so the appends they were built from can go.
+      auto values = data_->resolver(t, ns);
+      std::vector<std::pair<std::string, json>> whole;
+      for (auto v = versions.begin(); v != versions.end(); ++v)
+        if (auto value = values.resolve(v.key(), v.value().dump())) whole.emplace_back(v.key(), std::move(*value));
+      for (auto& [ch, value] : whole) data_->blobs[{t, ns, ch, versions[ch].dump()}] = {std::move(value), std::nullopt};
       Data::erase_if(data_->blobs, [&](const auto& b) {
         if (std::get<0>(b) != t || std::get<1>(b) != ns) return false;
         auto v = versions.find(std::get<2>(b));

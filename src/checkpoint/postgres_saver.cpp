@@ -26,7 +26,7 @@ using internal::StoredWrite;
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -59,6 +59,11 @@ CREATE TABLE checkpoint_writes (
   task_path TEXT COLLATE "C" NOT NULL DEFAULT '',
   PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
 );
+)sql",
+    // 2: delta storage: a value with delta_base set holds the elements appended to the value
+    // at version delta_base.
+    R"sql(
+ALTER TABLE checkpoint_blobs ADD COLUMN delta_base TEXT COLLATE "C";
 )sql",
 };
 
@@ -112,14 +117,18 @@ class Params {
   std::vector<bool> nulls_;
 };
 
-/// A PostgreSQL array literal of text elements. Throws: CheckpointError when an element holds a
-/// NUL, which PostgreSQL text cannot store.
-std::string text_array(const std::vector<std::string>& items, const char* what) {
+/// A PostgreSQL array literal of text elements (nullopt: NULL). Throws: CheckpointError when an
+/// element holds a NUL, which PostgreSQL text cannot store.
+std::string text_array(const std::vector<std::optional<std::string>>& items, const char* what) {
   std::string out = "{";
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i) out += ',';
+    if (!items[i]) {
+      out += "NULL";
+      continue;
+    }
     out += '"';
-    for (char c : items[i]) {
+    for (char c : *items[i]) {
       if (c == '\0') throw CheckpointError(std::string("postgres: a ") + what + " cannot contain a NUL character");
       if (c == '"' || c == '\\') out += '\\';
       out += c;
@@ -127,6 +136,10 @@ std::string text_array(const std::vector<std::string>& items, const char* what) 
     out += '"';
   }
   return out + '}';
+}
+
+std::string text_array(const std::vector<std::string>& items, const char* what) {
+  return text_array(std::vector<std::optional<std::string>>(items.begin(), items.end()), what);
 }
 
 std::string int_array(const std::vector<int>& items) {
@@ -210,10 +223,11 @@ struct Row {
 
 constexpr const char* kPut = R"sql(
 WITH blobs AS (
-  INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value)
-  SELECT $1::bytea, $2::bytea, u.channel, u.version, u.value
-  FROM unnest($3::text[], $4::text[], $5::text[]) AS u(channel, version, value)
-  ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE SET value = EXCLUDED.value)
+  INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value, delta_base)
+  SELECT $1::bytea, $2::bytea, u.channel, u.version, u.value, u.delta_base
+  FROM unnest($3::text[], $4::text[], $5::text[], $10::text[]) AS u(channel, version, value, delta_base)
+  ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO UPDATE
+    SET value = EXCLUDED.value, delta_base = EXCLUDED.delta_base)
 INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
 VALUES ($1::bytea, $2::bytea, $6::text, $7::text, $8::text, $9::text)
 ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
@@ -232,9 +246,13 @@ ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE
 constexpr const char* kColumns = "thread_id, checkpoint_ns, checkpoint_id, checkpoint, metadata, parent_checkpoint_id";
 
 constexpr const char* kBlobsOf = R"sql(
-SELECT b.channel, b.version, b.value FROM checkpoint_blobs b
+SELECT b.channel, b.version, b.value, b.delta_base FROM checkpoint_blobs b
 JOIN unnest($3::text[], $4::text[]) AS u(channel, version) ON b.channel = u.channel AND b.version = u.version
 WHERE b.thread_id = $1::bytea AND b.checkpoint_ns = $2::bytea)sql";
+
+constexpr const char* kChannelBlobs = R"sql(
+SELECT version, value, delta_base FROM checkpoint_blobs
+WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND channel = $3::text)sql";
 
 constexpr const char* kWritesOf = R"sql(
 SELECT checkpoint_id, task_id, idx, channel, value, task_path FROM checkpoint_writes
@@ -354,12 +372,31 @@ struct PostgresSaver::Impl {
       channels.push_back(ch);
       versions.push_back(ver);
     }
-    std::map<std::pair<std::string, std::string>, std::string> blobs;
+    // (channel, version) -> (value text, delta base). An append's base is fetched with every
+    // other stored version of its channel, in one statement.
+    std::map<std::pair<std::string, std::string>, std::pair<std::string, std::optional<std::string>>> blobs;
     {
       Result b = c.run("blobs_of", kBlobsOf,
                        Params().bytes(t).bytes(ns).text(text_array(channels, "channel name")).text(text_array(versions, "version")));
-      for (int i = 0; i < b.rows(); ++i) blobs.emplace(std::pair{b.bytes(i, 0), b.bytes(i, 1)}, b.bytes(i, 2));
+      for (int i = 0; i < b.rows(); ++i)
+        blobs.emplace(std::pair{b.bytes(i, 0), b.bytes(i, 1)}, std::pair{b.bytes(i, 2), b.opt(i, 3)});
     }
+    std::set<std::string> whole_channel;
+    std::string at_id;
+    internal::BlobResolver values(
+        [&](const std::string& ch, const std::string& version) -> std::optional<internal::StoredBlob> {
+          auto it = blobs.find({ch, version});
+          if (it == blobs.end() && whole_channel.insert(ch).second) {
+            Result all = c.run("channel_blobs", kChannelBlobs, Params().bytes(t).bytes(ns).bytes(ch));
+            for (int i = 0; i < all.rows(); ++i)
+              blobs.emplace(std::pair{ch, all.bytes(i, 0)}, std::pair{all.bytes(i, 1), all.opt(i, 2)});
+            it = blobs.find({ch, version});
+          }
+          if (it == blobs.end()) return std::nullopt;
+          return internal::StoredBlob{parse_stored(it->second.first, "value of channel '" + ch + "'", t, at_id),
+                                      it->second.second};
+        },
+        "thread '" + t + "'");
     std::map<std::string, std::vector<StoredWrite>> writes;
     {
       Result w = c.run("writes_of", kWritesOf, Params().bytes(t).bytes(ns).text(text_array(ids, "checkpoint id")));
@@ -371,13 +408,11 @@ struct PostgresSaver::Impl {
     }
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const Row& r = rows[k];
+      at_id = r.id;
+      values.set_where("thread '" + t + "', checkpoint '" + r.id + "'");
       out.push_back(internal::make_tuple(
           t, ns, r.id, stored[k], parse_stored(r.metadata, "metadata", t, r.id), r.parent,
-          [&](const std::string& ch, const json& version) -> std::optional<json> {
-            auto b = blobs.find({ch, version.dump()});
-            if (b == blobs.end()) return std::nullopt;
-            return parse_stored(b->second, "value of channel '" + ch + "'", t, r.id);
-          },
+          [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
           writes[r.id], [&] { return writes[*r.parent]; }));
     }
     return out;
@@ -420,8 +455,15 @@ int PostgresSaver::schema_version() { return kSchemaVersion; }
 
 CheckpointConfig PostgresSaver::put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
                                     const json& new_versions) {
+  return put_with_deltas(config, checkpoint, metadata, new_versions, {});
+}
+
+CheckpointConfig PostgresSaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
+                                                const json& metadata, const json& new_versions,
+                                                const std::vector<ChannelDelta>& deltas) {
   internal::require_thread(config, "put");
   std::vector<std::string> channels, versions, values;
+  std::vector<std::optional<std::string>> bases;
   if (new_versions.is_object())
     for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
       auto v = checkpoint.channel_values.find(it.key());
@@ -429,7 +471,18 @@ CheckpointConfig PostgresSaver::put(const CheckpointConfig& config, const Checkp
       channels.push_back(it.key());
       versions.push_back(it.value().dump());
       values.push_back(v->dump());
+      bases.emplace_back();
     }
+  for (const ChannelDelta& d : deltas) {
+    auto version = new_versions.find(d.channel);
+    if (version == new_versions.end())
+      throw CheckpointError("put: the append to channel '" + d.channel + "' has no new version (thread '" +
+                            config.thread_id + "')");
+    channels.push_back(d.channel);
+    versions.push_back(version->dump());
+    values.push_back(d.appended.dump());
+    bases.emplace_back(d.base_version.dump());
+  }
   Params p;
   p.bytes(config.thread_id)
       .bytes(config.checkpoint_ns)
@@ -439,7 +492,8 @@ CheckpointConfig PostgresSaver::put(const CheckpointConfig& config, const Checkp
       .bytes(checkpoint.id)
       .opt(config.checkpoint_id)
       .bytes(internal::stored_checkpoint(checkpoint).dump())
-      .bytes((metadata.is_null() ? json::object() : metadata).dump());
+      .bytes((metadata.is_null() ? json::object() : metadata).dump())
+      .text(text_array(bases, "version"));
   impl_->with_conn([&](Conn& c) { return c.run("put", kPut, p); });
   return CheckpointConfig{config.thread_id, config.checkpoint_ns, checkpoint.id};
 }
@@ -556,7 +610,7 @@ void PostgresSaver::copy_thread(const std::string& from, const std::string& to) 
     c.run(nullptr,
           "WITH a AS (INSERT INTO checkpoints SELECT $2::bytea, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
           "checkpoint, metadata FROM checkpoints WHERE thread_id = $1::bytea), "
-          "b AS (INSERT INTO checkpoint_blobs SELECT $2::bytea, checkpoint_ns, channel, version, value "
+          "b AS (INSERT INTO checkpoint_blobs SELECT $2::bytea, checkpoint_ns, channel, version, value, delta_base "
           "FROM checkpoint_blobs WHERE thread_id = $1::bytea) "
           "INSERT INTO checkpoint_writes SELECT $2::bytea, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, "
           "task_path FROM checkpoint_writes WHERE thread_id = $1::bytea",
@@ -589,6 +643,24 @@ void PostgresSaver::prune(const std::vector<std::string>& thread_ids, bool keep_
                           thread);
       for (int i = 0; i < kept.rows(); ++i) {
         json versions = parse_stored(kept.bytes(i, 2), "checkpoint", t, kept.bytes(i, 1)).value("channel_versions", json::object());
+        // The kept values are stored whole, so the appends they were built from can go.
+        std::string ns = kept.bytes(i, 0), id = kept.bytes(i, 1);
+        internal::BlobResolver values(
+            [&](const std::string& ch, const std::string& version) -> std::optional<internal::StoredBlob> {
+              Result b = c.run(nullptr,
+                               "SELECT value, delta_base FROM checkpoint_blobs WHERE thread_id = $1::bytea AND "
+                               "checkpoint_ns = $2::bytea AND channel = $3::text AND version = $4::text",
+                               Params().bytes(t).bytes(ns).bytes(ch).bytes(version));
+              if (b.rows() == 0) return std::nullopt;
+              return internal::StoredBlob{parse_stored(b.bytes(0, 0), "value of channel '" + ch + "'", t, id), b.opt(0, 1)};
+            },
+            "thread '" + t + "', checkpoint '" + id + "'");
+        for (auto v = versions.begin(); v != versions.end(); ++v)
+          if (auto value = values.resolve(v.key(), v.value().dump()))
+            c.run(nullptr,
+                  "UPDATE checkpoint_blobs SET value = $5::text, delta_base = NULL WHERE thread_id = $1::bytea AND "
+                  "checkpoint_ns = $2::bytea AND channel = $3::text AND version = $4::text AND delta_base IS NOT NULL",
+                  Params().bytes(t).bytes(ns).bytes(v.key()).bytes(v.value().dump()).bytes(value->dump()));
         std::vector<std::string> channels, vers;
         for (auto it = versions.begin(); it != versions.end(); ++it) {
           channels.push_back(it.key());

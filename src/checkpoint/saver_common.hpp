@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +27,36 @@ struct StoredWrite {
 /// The slot of the i-th write of a task: fixed negative slots for the special channels
 /// (upserted), i otherwise (insert-if-absent).
 int write_index(const std::string& channel, int i);
+/// A stored channel value: whole, or (delta_base set) the elements appended to the value at
+/// version delta_base (version texts as stored: the version's JSON dump).
+struct StoredBlob {
+  json value;
+  std::optional<std::string> delta_base;
+};
+
+/// Resolves stored values through chains of appends, for one read (a get_tuple or a list).
+/// Versions on a chain are prefixes of the newest one resolved, so a history read walks each
+/// chain once. Not thread-safe; use one per read.
+class BlobResolver {
+ public:
+  using Fetch = std::function<std::optional<StoredBlob>(const std::string& channel, const std::string& version)>;
+  /// `where`: "thread 'T', checkpoint 'C'" for error messages.
+  BlobResolver(Fetch fetch, std::string where) : fetch_(std::move(fetch)), where_(std::move(where)) {}
+  void set_where(std::string where) { where_ = std::move(where); }
+  /// The whole value of `channel` at `version`, or nullopt when none is stored. Throws:
+  /// CheckpointError when an append's base is missing, not a list, or the chain loops.
+  std::optional<json> resolve(const std::string& channel, const std::string& version);
+
+ private:
+  struct Known {
+    std::shared_ptr<const json> value;  // the newest value of the chain
+    std::size_t length;                 // this version's length (a prefix of value)
+  };
+  Fetch fetch_;
+  std::string where_;
+  std::map<std::pair<std::string, std::string>, Known> known_;
+};
+
 /// Orders pending writes by task path, task id, slot.
 void sort_writes(std::vector<StoredWrite>& writes);
 /// Whether every key of `filter` (an object, or null for none) equals metadata's value.

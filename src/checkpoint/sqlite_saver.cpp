@@ -17,7 +17,7 @@ using internal::StoredWrite;
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -50,6 +50,11 @@ CREATE TABLE IF NOT EXISTS checkpoint_writes (
   task_path TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
 );
+)sql",
+    // 2: delta storage: a value with delta_base set holds the elements appended to the value
+    // at version delta_base.
+    R"sql(
+ALTER TABLE checkpoint_blobs ADD COLUMN delta_base TEXT;
 )sql",
 };
 
@@ -163,6 +168,7 @@ json parse_stored(const std::string& text, const std::string& what, const std::s
 struct SqliteSaver::Impl {
   std::string path;
   sqlite3* db = nullptr;
+  bool deltas = true;
   std::mutex mutex;
   StmtCache stmts{db};
 
@@ -197,18 +203,29 @@ struct SqliteSaver::Impl {
                                 s.text(4)});
     return out;
   }
+  /// Reads stored values of thread `t` / namespace `ns`, following appends.
+  internal::BlobResolver resolver(const std::string& t, const std::string& ns, std::string* id) {
+    return internal::BlobResolver(
+        [this, t, ns, id](const std::string& ch, const std::string& version) -> std::optional<internal::StoredBlob> {
+          Stmt blob(db, stmts,
+                    "SELECT value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
+                    "channel = ?3 AND version = ?4");
+          blob.bind(1, t).bind(2, ns).bind(3, ch).bind(4, version);
+          if (!blob.step()) return std::nullopt;
+          internal::StoredBlob b{parse_stored(blob.text(0), "value of channel '" + ch + "'", t, *id), std::nullopt};
+          if (!blob.is_null(1)) b.delta_base = blob.text(1);
+          return b;
+        },
+        "thread '" + t + "'");
+  }
   CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const std::string& cp,
-                       const std::string& md, const std::optional<std::string>& parent) {
-    Stmt blob(db, stmts,
-              "SELECT value FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND channel = ?3 AND "
-              "version = ?4");
+                       const std::string& md, const std::optional<std::string>& parent, internal::BlobResolver& values,
+                       std::string& current_id) {
+    current_id = id;
+    values.set_where("thread '" + t + "', checkpoint '" + id + "'");
     return internal::make_tuple(
         t, ns, id, parse_stored(cp, "checkpoint", t, id), parse_stored(md, "metadata", t, id), parent,
-        [&](const std::string& ch, const json& version) -> std::optional<json> {
-          blob.reset().bind(1, t).bind(2, ns).bind(3, ch).bind(4, version.dump());
-          if (!blob.step()) return std::nullopt;
-          return parse_stored(blob.text(0), "value of channel '" + ch + "'", t, id);
-        },
+        [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
         writes_of(t, ns, id), [&] { return writes_of(t, ns, *parent); });
   }
 };
@@ -255,8 +272,17 @@ SqliteSaver::~SqliteSaver() {
 
 int SqliteSaver::schema_version() { return kSchemaVersion; }
 
+bool SqliteSaver::stores_deltas() const { return impl_->deltas; }
+void SqliteSaver::store_deltas(bool on) { impl_->deltas = on; }
+
 CheckpointConfig SqliteSaver::put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
                                   const json& new_versions) {
+  return put_with_deltas(config, checkpoint, metadata, new_versions, {});
+}
+
+CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
+                                              const json& metadata, const json& new_versions,
+                                              const std::vector<ChannelDelta>& deltas) {
   internal::require_thread(config, "put");
   const std::string& t = config.thread_id;
   const std::string& ns = config.checkpoint_ns;
@@ -273,6 +299,19 @@ CheckpointConfig SqliteSaver::put(const CheckpointConfig& config, const Checkpoi
         if (v == checkpoint.channel_values.end()) continue;
         blob.reset().bind(1, t).bind(2, ns).bind(3, it.key()).bind(4, it.value().dump()).bind(5, v->dump());
         blob.run();
+      }
+    }
+    if (!deltas.empty()) {
+      Stmt append(impl_->db, impl_->stmts,
+                  "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value, "
+                  "delta_base) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+      for (const ChannelDelta& d : deltas) {
+        auto version = new_versions.find(d.channel);
+        if (version == new_versions.end())
+          throw CheckpointError("put: the append to channel '" + d.channel + "' has no new version (thread '" + t + "')");
+        append.reset().bind(1, t).bind(2, ns).bind(3, d.channel).bind(4, version->dump()).bind(5, d.appended.dump())
+            .bind(6, d.base_version.dump());
+        append.run();
       }
     }
     Stmt cp(impl_->db, impl_->stmts,
@@ -330,7 +369,9 @@ std::optional<CheckpointTuple> SqliteSaver::get_tuple(const CheckpointConfig& co
   if (!s.step()) return std::nullopt;
   std::optional<std::string> parent;
   if (!s.is_null(3)) parent = s.text(3);
-  return impl_->load(config.thread_id, config.checkpoint_ns, s.text(0), s.text(1), s.text(2), parent);
+  std::string id;
+  auto values = impl_->resolver(config.thread_id, config.checkpoint_ns, &id);
+  return impl_->load(config.thread_id, config.checkpoint_ns, s.text(0), s.text(1), s.text(2), parent, values, id);
 }
 
 std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
@@ -349,6 +390,9 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
   if (q.checkpoint_id) s.bind(3, *q.checkpoint_id);
   if (q.before) s.bind(4, *q.before);
   std::vector<CheckpointTuple> out;
+  // One resolver per thread and namespace, so a history walks each chain of appends once.
+  std::optional<internal::BlobResolver> values;
+  std::string values_t, values_ns, current_id;
   while (s.step()) {
     std::string t = s.text(0), ns = s.text(1), id = s.text(2);
     json md = parse_stored(s.text(4), "metadata", t, id);
@@ -356,7 +400,12 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
     if (q.limit && out.size() >= *q.limit) break;
     std::optional<std::string> parent;
     if (!s.is_null(5)) parent = s.text(5);
-    out.push_back(impl_->load(t, ns, id, s.text(3), s.text(4), parent));
+    if (!values || values_t != t || values_ns != ns) {
+      values.emplace(impl_->resolver(t, ns, &current_id));
+      values_t = t;
+      values_ns = ns;
+    }
+    out.push_back(impl_->load(t, ns, id, s.text(3), s.text(4), parent, *values, current_id));
   }
   return out;
 }
@@ -385,8 +434,8 @@ void SqliteSaver::copy_thread(const std::string& from, const std::string& to) {
         .bind(2, to)
         .run();
     Stmt(impl_->db,
-         "INSERT INTO checkpoint_blobs SELECT ?2, checkpoint_ns, channel, version, value FROM checkpoint_blobs "
-         "WHERE thread_id = ?1")
+         "INSERT INTO checkpoint_blobs SELECT ?2, checkpoint_ns, channel, version, value, delta_base "
+         "FROM checkpoint_blobs WHERE thread_id = ?1")
         .bind(1, from)
         .bind(2, to)
         .run();
@@ -421,6 +470,17 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
           if (get.step()) cp = get.text(0);
         }
         json versions = parse_stored(cp, "checkpoint", t, id).value("channel_versions", json::object());
+        // The kept values are stored whole, so the appends they were built from can go.
+        {
+          std::string current = id;
+          auto values = impl_->resolver(t, ns, &current);
+          Stmt whole(impl_->db,
+                     "UPDATE checkpoint_blobs SET value = ?5, delta_base = NULL WHERE thread_id = ?1 AND "
+                     "checkpoint_ns = ?2 AND channel = ?3 AND version = ?4 AND delta_base IS NOT NULL");
+          for (auto v = versions.begin(); v != versions.end(); ++v)
+            if (auto value = values.resolve(v.key(), v.value().dump()))
+              whole.reset().bind(1, t).bind(2, ns).bind(3, v.key()).bind(4, v.value().dump()).bind(5, value->dump()).run();
+        }
         Stmt(impl_->db, "DELETE FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id <> ?3")
             .bind(1, t).bind(2, ns).bind(3, id).run();
         Stmt(impl_->db, "UPDATE checkpoints SET parent_checkpoint_id = NULL WHERE thread_id = ?1 AND checkpoint_ns = ?2")

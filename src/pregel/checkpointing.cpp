@@ -151,6 +151,8 @@ void PregelRun::start_persist() {
   p.run_id = config_.run_id.empty() ? uuid4() : config_.run_id;
   p.current = CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt};
   p.saved_version.assign(ch_.size(), 0);
+  p.stored_version.assign(ch_.size(), nullptr);
+  p.deltas = p.saver && p.saver->stores_deltas();
   p.interrupt_seen.assign(ch_.size(), 0);
 }
 
@@ -184,11 +186,14 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
   }
   std::fill(version_.begin(), version_.end(), 0);
   max_version_ = 0;
+  std::fill(p.stored_version.begin(), p.stored_version.end(), nullptr);
   for (auto it = c.channel_versions.begin(); it != c.channel_versions.end(); ++it) {
     uint64_t v = parse_version(it.value());
     max_version_ = std::max(max_version_, v);
     int id = g_->find_channel(it.key());
-    if (id >= 0) version_[id] = v;
+    if (id < 0) continue;
+    version_[id] = v;
+    if (c.channel_values.contains(it.key())) p.stored_version[id] = it.value();
   }
   p.interrupt_seen.assign(ch_.size(), 0);
   for (auto& s : seen_) std::fill(s.begin(), s.end(), 0);
@@ -624,6 +629,10 @@ void PregelRun::store_checkpoint() {
   auto& versions = c.channel_versions.get_ref<json::object_t&>();
   auto& values = c.channel_values.get_ref<json::object_t&>();
   auto& fresh = new_versions.get_ref<json::object_t&>();
+  // Delta storage: a channel that only appended since its stored version sends just the new
+  // elements (not with durability exit, whose one put may not follow the version it would name).
+  const bool deltas_ok = p.deltas && p.durability != Durability::exit;
+  std::vector<ChannelDelta> deltas;
   for (int i : g_->channels_by_name) {
     const ChannelData& cd = g_->channels[i];
     if (!ch_[i]->tracked() || version_[i] == 0) continue;
@@ -631,7 +640,21 @@ void PregelRun::store_checkpoint() {
     if (version_[i] == max_version_) updated.push_back(cd.name);
     if (version_[i] == p.saved_version[i]) continue;
     fresh.emplace_hint(fresh.end(), cd.name, version_[i]);
-    if (std::optional<json> v = ch_[i]->checkpoint()) values.emplace_hint(values.end(), cd.name, std::move(*v));
+    std::optional<std::size_t> from;
+    if (deltas_ok && !p.stored_version[i].is_null()) from = ch_[i]->appended_from();
+    if (from) {
+      const json& all = *json_channel(i)->peek();  // appended_from() implies an array value
+      json appended = json::array();
+      for (std::size_t k = *from; k < all.size(); ++k) appended.push_back(all[k]);
+      deltas.push_back(ChannelDelta{cd.name, p.stored_version[i], std::move(appended)});
+      p.stored_version[i] = version_[i];
+    } else if (std::optional<json> v = ch_[i]->checkpoint()) {
+      values.emplace_hint(values.end(), cd.name, std::move(*v));
+      p.stored_version[i] = version_[i];
+    } else {
+      p.stored_version[i] = nullptr;
+    }
+    ch_[i]->mark_stored();
   }
   if (!pending_sends_.empty()) {
     json sends = json::array();
@@ -670,11 +693,10 @@ void PregelRun::store_checkpoint() {
   CheckpointConfig parent{p.current.thread_id, p.current.checkpoint_ns,
                           p.parent ? p.parent->checkpoint_id : std::nullopt};
   if (p.durability == Durability::async) {
-    p.queue->push([s = p.saver, parent = std::move(parent), c = std::move(c), m = p.metadata, nv = std::move(new_versions)] {
-      s->put(parent, c, m, nv);
-    });
+    p.queue->push([s = p.saver, parent = std::move(parent), c = std::move(c), m = p.metadata, nv = std::move(new_versions),
+                   d = std::move(deltas)] { s->put_with_deltas(parent, c, m, nv, d); });
   } else {
-    p.saver->put(parent, c, p.metadata, new_versions);
+    p.saver->put_with_deltas(parent, c, p.metadata, new_versions, deltas);
   }
 }
 

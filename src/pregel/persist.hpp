@@ -25,6 +25,8 @@ struct PregelRun::Persist {
   bool has_checkpoint = false;
   int64_t loaded_step = -1;
   std::vector<uint64_t> saved_version;        // channel versions of the stored checkpoint
+  std::vector<json> stored_version;           // per channel: its version as stored (an append's base), or null
+  bool deltas = false;                        // the saver stores appends as deltas
   std::vector<uint64_t> interrupt_seen;       // versions_seen["__interrupt__"]
   json seen_cache = json::object();           // versions_seen of the nodes, as last stored
   bool seen_cache_valid = false;              // false: rebuild from seen_ at the next store

@@ -59,6 +59,7 @@ class AppendReducer final : public Reducer::Instance {
     }
   }
   std::unique_ptr<Instance> clone() const override { return std::make_unique<AppendReducer>(strict_); }
+  bool appended() const noexcept override { return true; }
 
  private:
   bool strict_;
@@ -86,6 +87,7 @@ class AddMessagesReducer final : public Reducer::Instance {
     json incoming = std::move(update);
     if (!incoming.is_array()) incoming = json::array({std::move(incoming)});
     for (json& m : incoming) coerce(m);
+    appended_ = true;  // until a message is replaced or removed
 
     // A remove-all message drops everything before it (in the value and in the update).
     std::size_t first = 0;
@@ -95,6 +97,7 @@ class AddMessagesReducer final : public Reducer::Instance {
         value = json::array();
         index_.clear();
         indexed_ = 0;
+        appended_ = false;
         break;
       }
     }
@@ -113,6 +116,7 @@ class AddMessagesReducer final : public Reducer::Instance {
         } else {
           if (!remove_mark.empty()) remove_mark[it->second] = 0;
           value[it->second] = std::move(m);
+          appended_ = false;
         }
       } else {
         if (is_remove(m))
@@ -124,6 +128,7 @@ class AddMessagesReducer final : public Reducer::Instance {
     }
     indexed_ = value.size();
     if (removed) {
+      appended_ = false;
       json kept = json::array();
       for (std::size_t i = 0; i < value.size(); ++i)
         if (i >= remove_mark.size() || !remove_mark[i]) kept.push_back(std::move(value[i]));
@@ -138,8 +143,10 @@ class AddMessagesReducer final : public Reducer::Instance {
     indexed_ = 0;
   }
   std::unique_ptr<Instance> clone() const override { return std::make_unique<AddMessagesReducer>(*this); }
+  bool appended() const noexcept override { return appended_; }
 
  private:
+  bool appended_ = false;
   static bool is_remove(const json& m) {
     auto it = m.find("type");
     return it != m.end() && *it == "remove";

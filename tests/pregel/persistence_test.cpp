@@ -473,6 +473,72 @@ TEST_P(Persistence, InterruptWithoutCheckpointerIsAClearError) {
   }
 }
 
+TEST_P(Persistence, AConversationStoredAsAppendsReadsBackWholeThroughReplacesAndOverwrites) {
+  // Each turn is one invoke adding a human message; the `ai` node answers. Turn 5 replaces the
+  // first answer by id and turn 8 overwrites the history: those steps are stored whole, the
+  // others as appends, and every checkpoint reads back as the run saw it.
+  sp::StateSchema s;
+  s.field("messages", sp::reducers::add_messages).field("turn");
+  sp::StateGraph g(s);
+  g.add_node("ai", [](const sp::State& st) -> sp::NodeResult {
+    int turn = st.get<int>("turn");
+    if (turn == 5) return json{{"messages", {{{"id", "ai-1"}, {"type", "ai"}, {"content", "edited"}}}}};
+    if (turn == 8) return json{{"messages", sp::Overwrite{json::array({{{"id", "sum"}, {"type", "ai"}, {"content", "summary"}}})}}};
+    return json{{"messages", {{{"id", "ai-" + std::to_string(turn)}, {"type", "ai"}, {"content", "answer " + std::to_string(turn)}}}}};
+  });
+  g.add_edge(sp::START, "ai");
+  // Counts how `messages` reaches the saver: as an append, or whole.
+  struct Counting : sp::CheckpointSaver {
+    std::shared_ptr<sp::CheckpointSaver> inner;
+    std::atomic<int> appends{0}, whole{0};
+    explicit Counting(std::shared_ptr<sp::CheckpointSaver> s) : inner(std::move(s)) {}
+    sp::CheckpointConfig put(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m, const json& nv) override {
+      return put_with_deltas(c, cp, m, nv, {});
+    }
+    bool stores_deltas() const override { return inner->stores_deltas(); }
+    sp::CheckpointConfig put_with_deltas(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m,
+                                         const json& nv, const std::vector<sp::ChannelDelta>& d) override {
+      for (const auto& delta : d) appends += delta.channel == "messages";
+      whole += cp.channel_values.contains("messages");
+      return inner->put_with_deltas(c, cp, m, nv, d);
+    }
+    void put_writes(const sp::CheckpointConfig& c, const std::vector<std::pair<std::string, json>>& w,
+                    const std::string& t, const std::string& p) override {
+      inner->put_writes(c, w, t, p);
+    }
+    std::optional<sp::CheckpointTuple> get_tuple(const sp::CheckpointConfig& c) override { return inner->get_tuple(c); }
+    std::vector<sp::CheckpointTuple> list(const sp::CheckpointQuery& q) override { return inner->list(q); }
+    void delete_thread(const std::string& t) override { inner->delete_thread(t); }
+    void copy_thread(const std::string& a, const std::string& b) override { inner->copy_thread(a, b); }
+    void prune(const std::vector<std::string>& t, bool k) override { inner->prune(t, k); }
+  };
+  auto counting = std::make_shared<Counting>(saver);
+  auto app = g.compile({.checkpointer = counting});
+  std::vector<json> seen;  // the messages after each turn, as the run returned them
+  for (int turn = 1; turn <= 10; ++turn) {
+    json human = {{"id", "h-" + std::to_string(turn)}, {"type", "human"}, {"content", "q"}};
+    json out = app.invoke(json{{"turn", turn}, {"messages", json::array({human})}}, cfg("conv"));
+    seen.push_back(out["messages"]);
+  }
+  ASSERT_EQ(seen[3].size(), 8u);
+  EXPECT_EQ(seen[4].size(), 9u) << "turn 5 replaced ai-1 instead of adding";
+  EXPECT_EQ(seen[4][1]["content"], "edited");
+  EXPECT_EQ(seen[7].size(), 1u);
+  EXPECT_EQ(seen[9].size(), 5u);
+  // The history, newest first: the `loop` checkpoint after each turn's `ai` step holds `seen`.
+  std::vector<json> stored;
+  for (const auto& snap : app.get_state_history(cfg("conv")))
+    if (snap.metadata["source"] == "loop" && snap.next.empty()) stored.push_back(snap.values["messages"]);
+  std::reverse(stored.begin(), stored.end());
+  EXPECT_EQ(stored, seen);
+  EXPECT_EQ(app.get_state(cfg("conv")).values["messages"], seen.back());
+  // `messages` reaches the saver 21 times: its empty start value in the first checkpoint, then
+  // twice per turn (the human message, the answer). Stored whole: the empty start, the replace
+  // at turn 5 and the overwrite at turn 8; the other 18 as appends.
+  EXPECT_EQ(counting->whole.load(), 3);
+  EXPECT_EQ(counting->appends.load(), 18);
+}
+
 TEST_P(Persistence, TypedStatePausesResumesAndUpdatesFieldByField) {
   using U = sp::Update<Flow>;
   sp::TypedStateGraph<Flow> g;

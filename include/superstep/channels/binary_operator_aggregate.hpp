@@ -22,21 +22,30 @@ class BinaryOperatorAggregate : public ValueChannel<json> {
   const json* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
   std::optional<json> take() override {
     op_->reset(json());
+    stored_len_.reset();
     return std::exchange(value_, std::nullopt);
   }
   std::unique_ptr<Channel> clone() const override { return std::make_unique<BinaryOperatorAggregate>(*this); }
   void reset_to(const Channel& prototype) override {
     value_ = static_cast<const BinaryOperatorAggregate&>(prototype).value_;
     op_->reset(value_ ? *value_ : json());
+    stored_len_.reset();
   }
   std::optional<json> checkpoint() const override { return value_; }
   void restore(const std::optional<json>& saved) override;
+  std::optional<std::size_t> appended_from() const noexcept override {
+    return value_ && value_->is_array() ? stored_len_ : std::nullopt;
+  }
+  void mark_stored() noexcept override {
+    stored_len_ = value_ && value_->is_array() ? std::optional<std::size_t>(value_->size()) : std::nullopt;
+  }
   const std::string& reducer_name() const noexcept { return reducer_name_; }
 
  private:
   std::string reducer_name_;
   std::unique_ptr<Reducer::Instance> op_;
   std::optional<json> value_;
+  std::optional<std::size_t> stored_len_;  // length at the last mark_stored(), while only appended to
 };
 
 /// Whether `v` is the JSON form of Overwrite; sets *inner to its value when so.

@@ -49,6 +49,11 @@ class Channel {
   virtual std::optional<json> checkpoint() const = 0;
   /// Restores what checkpoint() returned. Throws: CheckpointError on a value of the wrong shape.
   virtual void restore(const std::optional<json>& saved) = 0;
+  /// Delta storage: when the value is an array that has only been appended to since the last
+  /// mark_stored() (or restore), the length it had then; otherwise nullopt (store it whole).
+  virtual std::optional<std::size_t> appended_from() const noexcept { return std::nullopt; }
+  /// The current value was stored: appended_from() counts from here.
+  virtual void mark_stored() noexcept {}
   /// Applies one step's writes, whatever the channel's value type (the engine's entry point;
   /// ValueChannel<W> unboxes them to W). Returns: whether the channel changed.
   virtual bool update_values(std::span<Value> writes) = 0;

@@ -16,6 +16,14 @@
 
 namespace superstep {
 
+/// A channel value stored as an append (superstep's delta storage): the channel's value at
+/// `base_version` followed by the elements of `appended`.
+struct ChannelDelta {
+  std::string channel;
+  json base_version;
+  json appended = json::array();
+};
+
 /// What list() returns: every field optional, combined with AND.
 struct CheckpointQuery {
   std::optional<std::string> thread_id;
@@ -35,6 +43,17 @@ class CheckpointSaver {
   /// Returns: the new checkpoint's config.
   virtual CheckpointConfig put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
                                const json& new_versions) = 0;
+  /// Whether put_with_deltas() stores deltas. When true the engine hands append-only channels
+  /// (append, concat, add_messages without replacements) as deltas, so a long conversation
+  /// costs O(n) bytes in all instead of O(n^2).
+  virtual bool stores_deltas() const { return false; }
+  /// put() where each channel of `deltas` (also in `new_versions`, absent from
+  /// `checkpoint.channel_values`) is stored as what it appended to its value at the delta's
+  /// base version. Reading any checkpoint still returns whole values. The default accepts only
+  /// an empty `deltas`.
+  virtual CheckpointConfig put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
+                                           const json& metadata, const json& new_versions,
+                                           const std::vector<ChannelDelta>& deltas);
   /// Saves a task's writes `(channel, value)` against checkpoint `config.checkpoint_id`.
   virtual void put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
                           const std::string& task_id, const std::string& task_path = "") = 0;
