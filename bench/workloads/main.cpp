@@ -56,8 +56,6 @@ int main(int argc, char** argv) {
       {"checkpointed", 200}, {"conversation_storage", 1000}};
   auto it = defaults.find(name);
   if (it == defaults.end()) return usage("unknown workload '" + name + "'");
-  if (name == "conversation_storage")
-    return usage("workload 'conversation_storage' (delta storage of append-only channels) is not part of this build yet");
   if (saver != "memory" && saver != "sqlite" && saver != "postgres")
     return usage("--saver must be memory, sqlite or postgres (got '" + saver + "')");
   if (saver == "postgres" && !std::getenv("SUPERSTEP_PG_DSN"))
@@ -69,13 +67,15 @@ int main(int argc, char** argv) {
   if (typed && name == "parallel_branches") return usage("parallel_branches has no typed form");
 
   int n = positional.size() > 1 ? std::stoi(positional[1]) : it->second;
-  int reps = positional.size() > 2 ? std::stoi(positional[2]) : 10;
+  int reps = positional.size() > 2 ? std::stoi(positional[2]) : name == "conversation_storage" ? 1 : 10;
   if (n < 1 || reps < 1) return usage("N and REPS must be positive");
 
   const superstep::Durability dur = durability == "sync"   ? superstep::Durability::sync
                                     : durability == "exit" ? superstep::Durability::exit
                                                            : superstep::Durability::async;
-  bench::Workload w = name == "checkpointed" ? bench::make_checkpointed(n, saver, dur)
+  if (name == "conversation_storage" && typed) return usage("conversation_storage has no typed form");
+  bench::Workload w = name == "checkpointed"           ? bench::make_checkpointed(n, saver, dur)
+                      : name == "conversation_storage" ? bench::make_conversation_storage(n)
                       : typed ? (name == "sequential"   ? bench::make_sequential_typed(n)
                                : name == "fanout"     ? bench::make_fanout_typed(n)
                                : name == "react_loop" ? bench::make_react_loop_typed(n)

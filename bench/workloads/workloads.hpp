@@ -51,6 +51,9 @@ Workload make_parallel_branches(int k);
 /// `sequential` with a checkpointer: saver "memory", "sqlite" (a fresh file) or "postgres"
 /// (the server SUPERSTEP_PG_DSN names).
 Workload make_checkpointed(int n, const std::string& saver, superstep::Durability durability);
+/// A chat of `turns` invokes on one SQLite thread; its JSON line reports stored bytes with
+/// delta storage and with whole values.
+Workload make_conversation_storage(int turns);
 
 // Typed state (--typed): the result is checked inside run(), on the struct.
 Workload make_sequential_typed(int n);

@@ -5,7 +5,9 @@
 
 #include <sqlite3.h>
 
+#include <map>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 
 #include "checkpoint/saver_common.hpp"
@@ -203,18 +205,40 @@ struct SqliteSaver::Impl {
                                 s.text(4)});
     return out;
   }
-  /// Reads stored values of thread `t` / namespace `ns`, following appends.
+  /// Reads stored values of thread `t` / namespace `ns`, following appends. Once a channel's
+  /// value turns out to be an append, all its stored versions are read in one statement (a
+  /// chain is walked row by row otherwise).
   internal::BlobResolver resolver(const std::string& t, const std::string& ns, std::string* id) {
+    using Rows = std::map<std::pair<std::string, std::string>, std::pair<std::string, std::optional<std::string>>>;
+    auto rows = std::make_shared<Rows>();
+    auto whole_channel = std::make_shared<std::set<std::string>>();
     return internal::BlobResolver(
-        [this, t, ns, id](const std::string& ch, const std::string& version) -> std::optional<internal::StoredBlob> {
-          Stmt blob(db, stmts,
-                    "SELECT value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
-                    "channel = ?3 AND version = ?4");
-          blob.bind(1, t).bind(2, ns).bind(3, ch).bind(4, version);
-          if (!blob.step()) return std::nullopt;
-          internal::StoredBlob b{parse_stored(blob.text(0), "value of channel '" + ch + "'", t, *id), std::nullopt};
-          if (!blob.is_null(1)) b.delta_base = blob.text(1);
-          return b;
+        [this, t, ns, id, rows, whole_channel](const std::string& ch,
+                                               const std::string& version) -> std::optional<internal::StoredBlob> {
+          auto it = rows->find({ch, version});
+          if (it == rows->end() && !whole_channel->count(ch)) {
+            Stmt blob(db, stmts,
+                      "SELECT value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
+                      "channel = ?3 AND version = ?4");
+            blob.bind(1, t).bind(2, ns).bind(3, ch).bind(4, version);
+            if (!blob.step()) return std::nullopt;
+            if (blob.is_null(1))
+              return internal::StoredBlob{parse_stored(blob.text(0), "value of channel '" + ch + "'", t, *id), std::nullopt};
+            whole_channel->insert(ch);
+            Stmt all(db, stmts,
+                     "SELECT version, value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND "
+                     "checkpoint_ns = ?2 AND channel = ?3");
+            all.bind(1, t).bind(2, ns).bind(3, ch);
+            while (all.step()) {
+              std::optional<std::string> base;
+              if (!all.is_null(2)) base = all.text(2);
+              rows->emplace(std::pair{ch, all.text(0)}, std::pair{all.text(1), std::move(base)});
+            }
+            it = rows->find({ch, version});
+          }
+          if (it == rows->end()) return std::nullopt;
+          return internal::StoredBlob{parse_stored(it->second.first, "value of channel '" + ch + "'", t, *id),
+                                      it->second.second};
         },
         "thread '" + t + "'");
   }
