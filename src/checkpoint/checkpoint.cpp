@@ -70,6 +70,10 @@ json CheckpointTuple::to_json() const {
               {"pending_writes", std::move(writes)}};
 }
 
+std::unique_ptr<ThreadClaim> CheckpointSaver::claim_thread(const std::string&, const std::string&) {
+  return std::make_unique<ThreadClaim>();
+}
+
 CheckpointConfig CheckpointSaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
                                                   const json& metadata, const json& new_versions,
                                                   const std::vector<ChannelDelta>& deltas) {

@@ -26,7 +26,7 @@ using internal::StoredWrite;
 
 namespace {
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 2;  // claims use advisory locks: no table
 
 const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -262,6 +262,8 @@ WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND checkpoint_id = AN
 
 struct PostgresSaver::Impl {
   std::string dsn;
+  std::string schema;                           // current_schema(), part of claim keys
+  std::vector<std::unique_ptr<Conn>> claim_idle;  // connections for claims (guarded by mutex)
   std::size_t max_open = 4;
   std::mutex mutex;
   std::condition_variable freed;
@@ -435,6 +437,7 @@ struct PostgresSaver::Impl {
       if (have > kSchemaVersion)
         throw CheckpointError("postgres: schema version " + std::to_string(have) + " is newer than this build's (" +
                               std::to_string(kSchemaVersion) + ")");
+      schema = c.run(nullptr, "SELECT COALESCE(current_schema(), '')", Params()).bytes(0, 0);
       if (have == kSchemaVersion) return;
       for (int m = have; m < kSchemaVersion; ++m) c.exec(kMigrations[m]);
       c.exec("DELETE FROM superstep_schema");
@@ -673,6 +676,59 @@ void PostgresSaver::prune(const std::vector<std::string>& thread_ids, bool keep_
       }
     });
   }
+}
+
+namespace {
+/// 64-bit FNV-1a.
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+class PgClaim final : public ThreadClaim {
+ public:
+  PgClaim(std::function<void()> release) : release_(std::move(release)) {}
+  ~PgClaim() override { release_(); }
+
+ private:
+  std::function<void()> release_;
+};
+}  // namespace
+
+std::unique_ptr<ThreadClaim> PostgresSaver::claim_thread(const std::string& thread_id, const std::string& checkpoint_ns) {
+  Impl& impl = *impl_;
+  std::unique_ptr<Conn> conn;
+  {
+    std::lock_guard lock(impl.mutex);
+    if (!impl.claim_idle.empty()) {
+      conn = std::move(impl.claim_idle.back());
+      impl.claim_idle.pop_back();
+    }
+  }
+  if (!conn || PQstatus(conn->pg) != CONNECTION_OK) conn = impl.connect();
+  std::uint64_t key = fnv1a(impl.schema + std::string(1, '\0') + thread_id + std::string(1, '\0') + checkpoint_ns);
+  Params p;
+  p.text(std::to_string(static_cast<std::int32_t>(key >> 32))).text(std::to_string(static_cast<std::int32_t>(key)));
+  Result r = conn->run("try_claim", "SELECT pg_try_advisory_lock($1::int4, $2::int4)", p);
+  bool got = r.rows() == 1 && !r.is_null(0, 0) && r.bytes(0, 0) == std::string(1, '\1');
+  auto give_back = [&impl](std::unique_ptr<Conn> c) {
+    std::lock_guard lock(impl.mutex);
+    if (c && PQstatus(c->pg) == CONNECTION_OK && PQtransactionStatus(c->pg) == PQTRANS_IDLE && impl.claim_idle.size() < 8)
+      impl.claim_idle.push_back(std::move(c));
+  };
+  if (!got) {
+    give_back(std::move(conn));
+    return nullptr;
+  }
+  auto held = std::make_shared<std::unique_ptr<Conn>>(std::move(conn));
+  return std::make_unique<PgClaim>([held, p, give_back] {
+    try {
+      (*held)->run("release_claim", "SELECT pg_advisory_unlock($1::int4, $2::int4)", p);
+      give_back(std::move(*held));
+    } catch (...) {  // a broken connection: closing it releases the lock
+    }
+  });
 }
 
 void PostgresSaver::clear() {

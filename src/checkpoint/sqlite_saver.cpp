@@ -3,7 +3,12 @@
 // a busy timeout so writers from several processes take turns.
 #include "superstep/checkpoint/sqlite_saver.hpp"
 
+#include <signal.h>
 #include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <random>
 
 #include <map>
 #include <mutex>
@@ -19,7 +24,7 @@ using internal::StoredWrite;
 
 namespace {
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -58,7 +63,28 @@ CREATE TABLE IF NOT EXISTS checkpoint_writes (
     R"sql(
 ALTER TABLE checkpoint_blobs ADD COLUMN delta_base TEXT;
 )sql",
+    // 3: which run holds a thread (claim_thread), so processes sharing the file do not run one
+    // thread twice at once.
+    R"sql(
+CREATE TABLE IF NOT EXISTS thread_claims (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, checkpoint_ns)
+);
+)sql",
 };
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+/// Whether process `pid` of this host still runs.
+bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
 
 /// The statements a saver runs again and again, prepared once per connection. Used under the
 /// saver's mutex; a statement already in use (a nested query with the same text) is not shared.
@@ -529,9 +555,62 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
   }
 }
 
+namespace {
+class SqliteClaim final : public ThreadClaim {
+ public:
+  SqliteClaim(std::function<void()> release) : release_(std::move(release)) {}
+  ~SqliteClaim() override {
+    try {
+      release_();
+    } catch (...) {  // the row stays; the next claimer sees this process gone and takes over
+    }
+  }
+
+ private:
+  std::function<void()> release_;
+};
+}  // namespace
+
+std::unique_ptr<ThreadClaim> SqliteSaver::claim_thread(const std::string& thread_id, const std::string& checkpoint_ns) {
+  static const std::string host = host_name();
+  std::string owner = std::to_string(std::random_device{}()) + "-" + std::to_string(std::random_device{}());
+  bool claimed = false;
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->write([&] {
+      Stmt held(impl_->db, impl_->stmts, "SELECT host, pid FROM thread_claims WHERE thread_id = ?1 AND checkpoint_ns = ?2");
+      held.bind(1, thread_id).bind(2, checkpoint_ns);
+      if (held.step() && (held.text(0) != host || process_alive(held.integer(1)))) return;
+      Stmt(impl_->db, impl_->stmts,
+           "INSERT OR REPLACE INTO thread_claims (thread_id, checkpoint_ns, owner, host, pid) VALUES (?1, ?2, ?3, ?4, ?5)")
+          .bind(1, thread_id)
+          .bind(2, checkpoint_ns)
+          .bind(3, owner)
+          .bind(4, host)
+          .bind(5, static_cast<int>(::getpid()))
+          .run();
+      claimed = true;
+    });
+  }
+  if (!claimed) return nullptr;
+  Impl* impl = impl_.get();
+  return std::make_unique<SqliteClaim>([impl, thread_id, checkpoint_ns, owner] {
+    std::lock_guard lock(impl->mutex);
+    impl->write([&] {
+      Stmt(impl->db, impl->stmts, "DELETE FROM thread_claims WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND owner = ?3")
+          .bind(1, thread_id)
+          .bind(2, checkpoint_ns)
+          .bind(3, owner)
+          .run();
+    });
+  });
+}
+
 void SqliteSaver::clear() {
   std::lock_guard lock(impl_->mutex);
-  impl_->write([&] { impl_->exec("DELETE FROM checkpoints; DELETE FROM checkpoint_blobs; DELETE FROM checkpoint_writes;"); });
+  impl_->write([&] {
+    impl_->exec("DELETE FROM checkpoints; DELETE FROM checkpoint_blobs; DELETE FROM checkpoint_writes; DELETE FROM thread_claims;");
+  });
 }
 
 }  // namespace superstep

@@ -254,6 +254,11 @@ void PregelRun::first(const json* input, const Command* command) {
                 "' already has a run in progress; wait for it to end before starting another");
   p.locked = true;
   try {
+    p.claim = p.saver->claim_thread(config_.thread_id, config_.checkpoint_ns);
+    if (!p.claim)
+      throw Error("graph '" + g_->name + "': thread '" + config_.thread_id +
+                  "' already has a run in progress in another process (or through another saver on the same store); "
+                  "wait for it to end before starting another");
     load_and_apply_input(input, command);
   } catch (...) {
     finish_run();  // releases the thread; what was stored stays
@@ -763,6 +768,7 @@ void PregelRun::finish_run_or_throw() {
   struct Unlock {
     Persist& p;
     ~Unlock() {
+      p.claim.reset();
       if (p.locked) ThreadLocks::release(p.saver.get(), p.current.thread_id, p.current.checkpoint_ns);
       p.locked = false;
     }

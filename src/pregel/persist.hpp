@@ -46,6 +46,7 @@ struct PregelRun::Persist {
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, json>>>> exit_writes;
   std::string run_id;
   bool locked = false;
+  std::unique_ptr<ThreadClaim> claim;         // the saver's cross-process hold on the thread
   bool checkpoint_to_emit = false;
   bool finished = false;
 

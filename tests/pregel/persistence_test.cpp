@@ -2,6 +2,9 @@
 // interrupt_before/after, get_state/history/update_state, replay and fork, failure and resume,
 // durability modes. Every case runs on every saver (memory, SQLite, PostgreSQL: saver_cases.hpp).
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -573,3 +576,102 @@ TEST_P(Persistence, TypedStatePausesResumesAndUpdatesFieldByField) {
 
 INSTANTIATE_TEST_SUITE_P(Savers, Persistence, ::testing::ValuesIn(saver_cases()),
                          [](const auto& info) { return info.param.name; });
+
+// --- one run per thread across processes: two savers on one store stand for two processes ---
+
+/// A graph whose node waits until `release` is set; `entered` tells that a run is inside it.
+struct Gate {
+  std::atomic<bool> entered{false}, release{false};
+  sp::CompiledStateGraph graph(std::shared_ptr<sp::CheckpointSaver> saver) {
+    sp::StateGraph g(trace_schema());
+    g.add_node("wait", [this](const sp::State&) {
+      entered = true;
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return json{{"trace", {"waited"}}};
+    });
+    g.add_edge(sp::START, "wait");
+    return g.compile({.checkpointer = std::move(saver)});
+  }
+};
+
+void expect_second_run_refused_across_savers(std::shared_ptr<sp::CheckpointSaver> a,
+                                             std::shared_ptr<sp::CheckpointSaver> b) {
+  Gate gate;
+  auto first = gate.graph(a);
+  auto second = gate.graph(b);
+  sp::RunConfig cfg;
+  cfg.thread_id = "shared";
+  std::thread holder([&] { first.invoke(json::object(), cfg); });
+  while (!gate.entered) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  try {
+    second.invoke(json::object(), cfg);
+    ADD_FAILURE() << "a second run on a thread held through another saver must be refused";
+  } catch (const sp::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("thread 'shared' already has a run in progress in another process"),
+              std::string::npos)
+        << e.what();
+  }
+  sp::RunConfig other = cfg;
+  other.thread_id = "other";
+  gate.release = true;  // (the other thread is free all along)
+  EXPECT_EQ(second.invoke(json::object(), other)["trace"], json({"waited"}));
+  holder.join();
+  // Released: the second saver may run the thread now, and nothing was lost.
+  EXPECT_EQ(second.invoke(json::object(), cfg)["trace"], json({"waited", "waited"}));
+}
+
+TEST(ThreadClaims, SqliteRefusesASecondRunFromAnotherSaverAndTakesOverAfterADeadProcess) {
+  std::string path = scratch_db("claims");
+  auto a = std::make_shared<sp::SqliteSaver>(path);
+  auto b = std::make_shared<sp::SqliteSaver>(path);
+  expect_second_run_refused_across_savers(a, b);
+
+  // A claim left by a process that died (a reaped child's pid) is taken over; one held by
+  // another host is honoured.
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  auto stale = [&](const std::string& thread, const std::string& on_host) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::string sql = "INSERT INTO thread_claims VALUES ('" + thread + "', '', 'gone', '" + on_host + "', " +
+                      std::to_string(child) + ")";
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  };
+  stale("crashed", host);
+  stale("elsewhere", "another-host");
+  Gate gate;
+  gate.release = true;
+  auto app = gate.graph(a);
+  sp::RunConfig cfg;
+  cfg.thread_id = "crashed";
+  EXPECT_EQ(app.invoke(json::object(), cfg)["trace"], json({"waited"}));
+  cfg.thread_id = "elsewhere";
+  EXPECT_THROW(app.invoke(json::object(), cfg), sp::Error);
+}
+
+TEST(ThreadClaims, PostgresRefusesASecondRunFromAnotherSaverAndFreesTheThreadWhenItsConnectionDies) {
+  SUPERSTEP_REQUIRE_POSTGRES();
+  PgSchema schema("claims");
+  auto a = std::make_shared<sp::PostgresSaver>(schema.dsn + " application_name=claim_a_" + std::to_string(::getpid()));
+  auto b = std::make_shared<sp::PostgresSaver>(schema.dsn);
+  expect_second_run_refused_across_savers(a, b);
+
+  // A holder whose connection dies (its process crashed) frees the thread.
+  auto held = a->claim_thread("t", "");
+  ASSERT_TRUE(held);
+  EXPECT_FALSE(b->claim_thread("t", ""));
+  pg_exec(schema.dsn, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'claim_a_" +
+                          std::to_string(::getpid()) + "'");
+  std::unique_ptr<sp::ThreadClaim> taken;
+  for (int i = 0; i < 100 && !taken; ++i) {
+    taken = b->claim_thread("t", "");
+    if (!taken) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(taken);
+  held.reset();  // releasing on a dead connection is harmless
+}

@@ -38,6 +38,9 @@ class PostgresSaver final : public CheckpointSaver {
   void delete_thread(const std::string& thread_id) override;
   void copy_thread(const std::string& from, const std::string& to) override;
   void prune(const std::vector<std::string>& thread_ids, bool keep_latest = true) override;
+  /// A session advisory lock on a hash of (schema, thread, namespace), held on a connection of
+  /// its own for the run; PostgreSQL drops it when that connection or its process dies.
+  std::unique_ptr<ThreadClaim> claim_thread(const std::string& thread_id, const std::string& checkpoint_ns) override;
 
   /// Removes every row (tests).
   void clear();

@@ -8,6 +8,7 @@
 // checkpoint's `channel_values` are rebuilt from its `channel_versions`.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,12 @@ struct CheckpointQuery {
   std::optional<std::size_t> limit;
 };
 
+/// One run's hold on a thread (CheckpointSaver::claim_thread); released when destroyed.
+class ThreadClaim {
+ public:
+  virtual ~ThreadClaim() = default;
+};
+
 class CheckpointSaver {
  public:
   virtual ~CheckpointSaver() = default;
@@ -54,6 +61,11 @@ class CheckpointSaver {
   virtual CheckpointConfig put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
                                            const json& metadata, const json& new_versions,
                                            const std::vector<ChannelDelta>& deltas);
+  /// Claims `thread_id`/`checkpoint_ns` for one run, across every process sharing this store:
+  /// nullptr when another live run holds it. The claim ends when the returned object is
+  /// destroyed, or when its process dies. The default (InMemorySaver, one process) holds
+  /// nothing: the engine already refuses a second run on a thread within a process.
+  virtual std::unique_ptr<ThreadClaim> claim_thread(const std::string& thread_id, const std::string& checkpoint_ns);
   /// Saves a task's writes `(channel, value)` against checkpoint `config.checkpoint_id`.
   virtual void put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
                           const std::string& task_id, const std::string& task_path = "") = 0;

@@ -35,6 +35,9 @@ class SqliteSaver final : public CheckpointSaver {
   void delete_thread(const std::string& thread_id) override;
   void copy_thread(const std::string& from, const std::string& to) override;
   void prune(const std::vector<std::string>& thread_ids, bool keep_latest = true) override;
+  /// A row in table thread_claims naming this host and process. A row left by a process that
+  /// is gone (same host, pid not running) is taken over; one from another host is honoured.
+  std::unique_ptr<ThreadClaim> claim_thread(const std::string& thread_id, const std::string& checkpoint_ns) override;
 
   /// Removes every row (tests).
   void clear();
