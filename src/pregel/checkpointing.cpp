@@ -171,7 +171,17 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
         if (!s.is_object() || !s.contains("node") || !s["node"].is_string()) fail("stored Send is malformed: " + preview(s));
         if (g_->find_node(s["node"].get<std::string>()) <= 0)
           fail("stored Send targets node '" + s["node"].get<std::string>() + "', which this graph does not have");
-        if (g_->typed) fail("a pending Send of typed state cannot be restored (typed Sends are not persisted)");
+        if (g_->typed) {
+          // A typed Send's argument is the state struct, stored through to_json.
+          std::shared_ptr<const void> arg;
+          try {
+            arg = g_->typed->from_json(s.value("arg", json::object()));
+          } catch (const std::exception& e) {
+            fail("stored Send to '" + s["node"].get<std::string>() + "' has an argument that does not load: " + e.what());
+          }
+          pending_sends_.push_back(Send{s["node"].get<std::string>(), nullptr, std::move(arg)});
+          continue;
+        }
         pending_sends_.push_back(Send{s["node"].get<std::string>(), s.value("arg", json(nullptr)), nullptr});
       }
       continue;

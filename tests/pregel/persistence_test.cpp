@@ -542,6 +542,29 @@ TEST_P(Persistence, AConversationStoredAsAppendsReadsBackWholeThroughReplacesAnd
   EXPECT_EQ(counting->appends.load(), 18);
 }
 
+TEST_P(Persistence, TypedSendsPendingAtAPauseAreRestoredAsStructs) {
+  using U = sp::Update<Flow>;
+  sp::TypedStateGraph<Flow> g;
+  g.add_node("worker", [](const Flow& s) { return U().set<&Flow::trace>(std::vector<std::string>{s.text + std::to_string(s.n)}); });
+  g.set_conditional_entry_point([](const Flow&) {
+    std::vector<sp::Send> sends;
+    for (int i = 1; i <= 3; ++i) {
+      Flow arg;
+      arg.n = i;
+      arg.text = "w";
+      sends.push_back(sp::send("worker", arg));
+    }
+    return sends;
+  });
+  auto app = g.compile({.checkpointer = saver, .interrupt_before = {"worker"}});
+  Flow paused = app.invoke(U(), cfg("t"));
+  EXPECT_TRUE(paused.trace.empty());
+  EXPECT_EQ(app.get_state(cfg("t")).next, (std::vector<std::string>{"worker", "worker", "worker"}));
+  // A new graph object (as in a new process) resumes the stored Sends with their structs.
+  Flow done = g.compile({.checkpointer = saver, .interrupt_before = {"worker"}}).invoke(nullptr, cfg("t"));
+  EXPECT_EQ(done.trace, (std::vector<std::string>{"w1", "w2", "w3"}));
+}
+
 TEST_P(Persistence, TypedStatePausesResumesAndUpdatesFieldByField) {
   using U = sp::Update<Flow>;
   sp::TypedStateGraph<Flow> g;

@@ -29,6 +29,9 @@ class TypedModel {
   virtual json to_json(const void* state) const = 0;
   /// Folds a JSON input object (field name -> value) into writes, through from_json.
   virtual std::vector<std::pair<int, Value>> writes_from_json(const json& input) const = 0;
+  /// A struct from its to_json() form (fields absent from `state` keep their defaults), as a
+  /// stored Send's argument. Throws: InvalidUpdateError naming a field that does not convert.
+  virtual std::shared_ptr<const void> from_json(const json& state) const = 0;
 };
 
 }  // namespace superstep::internal

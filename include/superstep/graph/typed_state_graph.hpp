@@ -70,6 +70,11 @@ class TypedModelOf final : public TypedModel {
     from_json_fields(out, input, Idx{});
     return out;
   }
+  std::shared_ptr<const void> from_json(const json& state) const override {
+    auto s = std::make_shared<S>();
+    set_fields(*s, state, Idx{});
+    return s;
+  }
 
  private:
   template <std::size_t... I>
@@ -95,6 +100,26 @@ class TypedModelOf final : public TypedModel {
           const auto& f = std::get<I>(fields_);
           if constexpr (std::is_constructible_v<json, const T&>) out[std::string(f.name)] = s.*(FieldAt<S, I>::member);
           else out[std::string(f.name)] = std::string("<") + typeid(T).name() + ">";
+        }(),
+        ...);
+  }
+  template <std::size_t... I>
+  void set_fields(S& s, const json& in, std::index_sequence<I...>) const {
+    (
+        [&] {
+          using T = typename FieldAt<S, I>::Type;
+          const auto& f = std::get<I>(fields_);
+          auto it = in.find(std::string(f.name));
+          if (it == in.end()) return;
+          if constexpr (requires(const json& j) { j.template get<T>(); }) {
+            try {
+              s.*(FieldAt<S, I>::member) = it->template get<T>();
+            } catch (const json::exception& e) {
+              throw InvalidUpdateError("field '" + std::string(f.name) + "' does not convert to its type: " + e.what());
+            }
+          } else {
+            throw InvalidUpdateError("field '" + std::string(f.name) + "': the field's type has no from_json");
+          }
         }(),
         ...);
   }
