@@ -4,6 +4,7 @@
 #include "internal/ids.hpp"
 #include "superstep/errors.hpp"
 #include "superstep/schema.hpp"
+#include "superstep/messages/message.hpp"
 #include "superstep/typed.hpp"
 
 namespace superstep {
@@ -152,9 +153,9 @@ class AddMessagesReducer final : public Reducer::Instance {
     return it != m.end() && *it == "remove";
   }
   static void coerce(json& m) {
-    if (m.is_string()) m = json{{"type", "human"}, {"content", std::move(m)}};
-    if (!m.is_object())
+    if (!m.is_object() && !m.is_string() && !m.is_array())
       throw InvalidUpdateError("add_messages: a message must be an object or a string, got " + type_of(m));
+    internal::coerce_message(m);  // strings, [role, content] pairs and OpenAI dicts become LangChain dicts
     auto id = m.find("id");
     if (id == m.end() || id->is_null()) m["id"] = internal::uuid4();
     else if (!id->is_string()) m["id"] = id->dump();
