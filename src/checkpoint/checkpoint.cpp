@@ -84,6 +84,15 @@ CheckpointConfig CheckpointSaver::put_with_deltas(const CheckpointConfig& config
 
 namespace internal {
 
+json parse_stored(const std::string& text, const std::string& what, const std::string& thread, const std::string& id) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored " + what +
+                          " is corrupt or truncated (" + e.what() + ")");
+  }
+}
+
 std::optional<json> BlobResolver::resolve(const std::string& channel, const std::string& version) {
   std::vector<std::pair<std::string, json>> chain;  // newest first: version, appended elements
   std::string v = version;

@@ -23,6 +23,7 @@
 namespace superstep {
 
 using internal::StoredWrite;
+using internal::parse_stored;
 
 namespace {
 
@@ -206,14 +207,6 @@ struct Conn {
 
 void ignore_notice(void*, const char*) {}
 
-json parse_stored(const std::string& text, const std::string& what, const std::string& thread, const std::string& id) {
-  try {
-    return json::parse(text);
-  } catch (const json::exception& e) {
-    throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored " + what +
-                          " is corrupt or truncated (" + e.what() + ")");
-  }
-}
 
 /// A checkpoints row, before its values and writes are fetched.
 struct Row {
@@ -686,14 +679,6 @@ std::uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-class PgClaim final : public ThreadClaim {
- public:
-  PgClaim(std::function<void()> release) : release_(std::move(release)) {}
-  ~PgClaim() override { release_(); }
-
- private:
-  std::function<void()> release_;
-};
 }  // namespace
 
 std::unique_ptr<ThreadClaim> PostgresSaver::claim_thread(const std::string& thread_id, const std::string& checkpoint_ns) {
@@ -722,7 +707,7 @@ std::unique_ptr<ThreadClaim> PostgresSaver::claim_thread(const std::string& thre
     return nullptr;
   }
   auto held = std::make_shared<std::unique_ptr<Conn>>(std::move(conn));
-  return std::make_unique<PgClaim>([held, p, give_back] {
+  return std::make_unique<internal::ReleasingClaim>([held, p, give_back] {
     try {
       (*held)->run("release_claim", "SELECT pg_advisory_unlock($1::int4, $2::int4)", p);
       give_back(std::move(*held));

@@ -57,6 +57,26 @@ class BlobResolver {
   std::map<std::pair<std::string, std::string>, Known> known_;
 };
 
+/// Parses a stored JSON text. Throws: CheckpointError naming thread, checkpoint and `what`
+/// when the text is corrupt or truncated.
+json parse_stored(const std::string& text, const std::string& what, const std::string& thread, const std::string& id);
+
+/// A thread claim that runs `release` when it ends (a failing release is left to the next
+/// claimer, which sees the holder gone).
+class ReleasingClaim final : public ThreadClaim {
+ public:
+  explicit ReleasingClaim(std::function<void()> release) : release_(std::move(release)) {}
+  ~ReleasingClaim() override {
+    try {
+      release_();
+    } catch (...) {
+    }
+  }
+
+ private:
+  std::function<void()> release_;
+};
+
 /// Orders pending writes by task path, task id, slot.
 void sort_writes(std::vector<StoredWrite>& writes);
 /// Whether every key of `filter` (an object, or null for none) equals metadata's value.

@@ -21,6 +21,7 @@
 namespace superstep {
 
 using internal::StoredWrite;
+using internal::parse_stored;
 
 namespace {
 
@@ -182,14 +183,6 @@ class Stmt {
   StmtCache* cache_ = nullptr;
 };
 
-json parse_stored(const std::string& text, const std::string& what, const std::string& thread, const std::string& id) {
-  try {
-    return json::parse(text);
-  } catch (const json::exception& e) {
-    throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored " + what +
-                          " is corrupt or truncated (" + e.what() + ")");
-  }
-}
 
 }  // namespace
 
@@ -555,21 +548,6 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
   }
 }
 
-namespace {
-class SqliteClaim final : public ThreadClaim {
- public:
-  SqliteClaim(std::function<void()> release) : release_(std::move(release)) {}
-  ~SqliteClaim() override {
-    try {
-      release_();
-    } catch (...) {  // the row stays; the next claimer sees this process gone and takes over
-    }
-  }
-
- private:
-  std::function<void()> release_;
-};
-}  // namespace
 
 std::unique_ptr<ThreadClaim> SqliteSaver::claim_thread(const std::string& thread_id, const std::string& checkpoint_ns) {
   static const std::string host = host_name();
@@ -594,7 +572,7 @@ std::unique_ptr<ThreadClaim> SqliteSaver::claim_thread(const std::string& thread
   }
   if (!claimed) return nullptr;
   Impl* impl = impl_.get();
-  return std::make_unique<SqliteClaim>([impl, thread_id, checkpoint_ns, owner] {
+  return std::make_unique<internal::ReleasingClaim>([impl, thread_id, checkpoint_ns, owner] {
     std::lock_guard lock(impl->mutex);
     impl->write([&] {
       Stmt(impl->db, impl->stmts, "DELETE FROM thread_claims WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND owner = ?3")
