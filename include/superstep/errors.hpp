@@ -82,4 +82,28 @@ class CheckpointError : public Error {
   using Error::Error;
 };
 
+/// A chat model call failed: the server could not be reached, refused the request (the
+/// server's message is quoted), or sent a reply that is not a valid chat completion.
+class ChatModelError : public Error {
+ public:
+  explicit ChatModelError(const std::string& what, long status = 0) : Error(what), status_(status) {}
+  /// The HTTP status, or 0 when no response arrived.
+  long status() const noexcept { return status_; }
+
+ private:
+  long status_;
+};
+
+/// A tool was called with arguments that do not match its schema.
+class ToolArgumentError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A model's structured output is not the JSON that was asked for.
+class OutputParserError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace superstep

@@ -10,6 +10,7 @@
 
 #include "superstep/config.hpp"
 #include "superstep/json.hpp"
+#include "superstep/stream.hpp"
 
 namespace superstep {
 namespace internal {
@@ -30,6 +31,15 @@ class Runtime {
   const std::string& node() const;
   /// The task's deterministic id.
   std::string task_id() const;
+  /// True when the run streams `mode` (a model called with this Runtime streams its tokens
+  /// only when `messages` is wanted).
+  bool streams(StreamMode mode) const;
+  /// Sends a message chunk (a LangChain message or AIMessageChunk dict) to the "messages"
+  /// stream mode as [chunk, metadata]: LangGraph's metadata of this task (langgraph_step,
+  /// langgraph_node, langgraph_triggers, langgraph_path, langgraph_checkpoint_ns,
+  /// checkpoint_ns) plus `extra`. A message whose id was sent this way is not sent again when
+  /// the node returns it.
+  void emit_message(json chunk, const json& extra = nullptr) const;
   /// True once the run is being stopped (a sibling failed, or the stream was dropped).
   bool cancelled() const;
 

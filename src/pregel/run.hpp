@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "graph/graph_data.hpp"
@@ -204,6 +205,9 @@ class PregelRun {
 
   // runner.cpp
   void start_task(PregelTask& t);
+  /// Runtime::emit_message: a `messages` part of task `t`.
+  void emit_message(const PregelTask& t, json chunk, const json& extra);
+  json message_metadata(const PregelTask& t) const;
   void on_async_done(PregelTask& t);
 
   /// The checkpointer: the graph's own, else (a subgraph) the parent's; may be null.
@@ -286,6 +290,7 @@ class PregelRun {
   void start_async(PregelTask& t);
   void process_result(PregelTask& t, NodeResult&& r);
   bool should_retry(PregelTask& t) const;
+  void emit_returned_messages(const PregelTask& t);
   void task_finished(PregelTask& t);
 
   friend class ChannelView;
@@ -331,9 +336,10 @@ class PregelRun {
   std::unique_ptr<Persist> cp_;               // null without a checkpointer
 
   std::deque<StreamPart> ready_;              // consumer's thread only
-  mutable std::mutex mutex_;                  // guards shared_parts_ and step_done_
+  mutable std::mutex mutex_;                  // guards shared_parts_, streamed_ids_ and step_done_
   std::condition_variable cv_;
   std::deque<StreamPart> shared_parts_;
+  std::unordered_set<std::string> streamed_ids_;  // messages mode: ids already sent
   bool step_done_ = false;
 };
 

@@ -13,6 +13,10 @@ int64_t Runtime::step() const { return ctx_->step; }
 const std::string& Runtime::node() const { return ctx_->node->name; }
 std::string Runtime::task_id() const { return ctx_->id(); }
 bool Runtime::cancelled() const { return ctx_->run->cancelled(); }
+bool Runtime::streams(StreamMode mode) const { return ctx_->run->wants(mode); }
+void Runtime::emit_message(json chunk, const json& extra) const {
+  ctx_->run->emit_message(static_cast<internal::PregelTask&>(*ctx_), std::move(chunk), extra);
+}
 void Runtime::post(std::function<void()> fn) const { ctx_->run->post(std::move(fn)); }
 void Runtime::post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const {
   ctx_->run->post_after(delay, std::move(fn));
@@ -259,6 +263,59 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
   t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());
 }
 
+json PregelRun::message_metadata(const PregelTask& t) const {
+  json path = t.push ? json::array({"__pregel_push", t.push_index}) : json::array({"__pregel_pull", t.node->name});
+  std::string ns = task_ns(t);
+  return json{{"langgraph_step", t.step},          {"langgraph_node", t.node->name},
+              {"langgraph_triggers", trigger_names(t)}, {"langgraph_path", std::move(path)},
+              {"langgraph_checkpoint_ns", ns},     {"checkpoint_ns", ns}};
+}
+
+void PregelRun::emit_message(const PregelTask& t, json chunk, const json& extra) {
+  if (!wants(StreamMode::messages)) return;
+  if (chunk.is_object())
+    if (auto id = chunk.find("id"); id != chunk.end() && id->is_string() && !id->get_ref<const std::string&>().empty()) {
+      std::lock_guard lock(mutex_);
+      streamed_ids_.insert(id->get<std::string>());
+    }
+  json meta = message_metadata(t);
+  if (extra.is_object())
+    for (const auto& [k, v] : extra.items()) meta[k] = v;
+  emit(StreamMode::messages, json::array({std::move(chunk), std::move(meta)}));
+}
+
+namespace {
+bool is_message_dict(const json& v) {
+  if (!v.is_object()) return false;
+  auto type = v.find("type");
+  if (type == v.end() || !type->is_string() || !v.contains("content")) return false;
+  const std::string& s = type->get_ref<const std::string&>();
+  return s == "ai" || s == "human" || s == "system" || s == "tool" || s == "AIMessageChunk";
+}
+}  // namespace
+
+void PregelRun::emit_returned_messages(const PregelTask& t) {
+  // LangGraph's messages mode also shows the messages a node returns that no model streamed.
+  json meta;
+  auto one = [&](const json& m) {
+    if (!is_message_dict(m)) return;
+    if (auto id = m.find("id"); id != m.end() && id->is_string() && !id->get_ref<const std::string&>().empty()) {
+      std::lock_guard lock(mutex_);
+      if (!streamed_ids_.insert(id->get<std::string>()).second) return;
+    }
+    if (meta.is_null()) meta = message_metadata(t);
+    emit(StreamMode::messages, json::array({m, meta}));
+  };
+  for (const auto& [cid, v] : t.writes) {
+    if (!v.is_json()) continue;
+    const json& j = v.as_json();
+    if (j.is_array())
+      for (const json& m : j) one(m);
+    else
+      one(j);
+  }
+}
+
 void PregelRun::task_finished(PregelTask& t) {
   StepRun* sr = t.step_run;  // kept alive by step_run_ (and by pool jobs holding it)
   if (t.error) sr->cancel = true;
@@ -273,6 +330,8 @@ void PregelRun::task_finished(PregelTask& t) {
     }
   }
   if (!t.node->is_start) {
+    // LangGraph shows a node's returned messages (on_chain_end) before its update.
+    if (!t.error && t.interrupts.empty() && wants(StreamMode::messages)) emit_returned_messages(t);
     if (!t.interrupts.empty() && wants(StreamMode::updates)) {
       json list = json::array();
       for (const Interrupt& i : t.interrupts) list.push_back(i.to_json());

@@ -1,0 +1,245 @@
+#include "llm/http_loop.hpp"
+
+#include <curl/curl.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+namespace superstep::internal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool header_is(std::string_view line, std::string_view name) {
+  if (line.size() <= name.size() || line[name.size()] != ':') return false;
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(line[i])) != name[i]) return false;
+  return true;
+}
+
+std::string header_value(std::string_view line, std::size_t name_len) {
+  std::string_view v = line.substr(name_len + 1);
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ')) v.remove_suffix(1);
+  return std::string(v);
+}
+
+}  // namespace
+
+struct Transfer {
+  HttpRequest req;
+  HttpHandler handler;
+  HttpResult result;
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  bool aborted = false;  // on_body asked to stop, or threw
+  char errbuf[CURL_ERROR_SIZE] = {};
+
+  ~Transfer() {
+    if (headers) curl_slist_free_all(headers);
+    if (easy) curl_easy_cleanup(easy);
+  }
+};
+
+struct HttpLoop::Impl {
+  CURLM* multi = nullptr;
+  std::thread thread;
+  std::atomic<std::size_t> in_flight{0};
+
+  struct Pending {
+    std::unique_ptr<Transfer> t;
+    Clock::time_point due;
+  };
+  std::mutex mutex;               // guards incoming and stopping
+  std::vector<Pending> incoming;  // started by any thread, picked up by the loop
+  bool stopping = false;
+
+  // Loop thread only.
+  std::multimap<Clock::time_point, std::unique_ptr<Transfer>> delayed;
+  std::unordered_map<CURL*, std::unique_ptr<Transfer>> active;
+
+  static size_t on_write(char* p, size_t size, size_t n, void* ud) {
+    auto* t = static_cast<Transfer*>(ud);
+    long status = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    try {
+      if (t->handler.on_body && !t->handler.on_body(status, std::string_view(p, size * n))) {
+        t->aborted = true;
+        return 0;
+      }
+    } catch (...) {
+      t->aborted = true;
+      return 0;
+    }
+    return size * n;
+  }
+
+  static size_t on_header(char* p, size_t size, size_t n, void* ud) {
+    auto* t = static_cast<Transfer*>(ud);
+    std::string_view line(p, size * n);
+    if (line.starts_with("HTTP/")) {  // a new response (after 100-continue or a redirect)
+      t->result.retry_after.clear();
+      t->result.retry_after_ms.clear();
+    } else if (header_is(line, "retry-after")) {
+      t->result.retry_after = header_value(line, 11);
+    } else if (header_is(line, "retry-after-ms")) {
+      t->result.retry_after_ms = header_value(line, 14);
+    }
+    return size * n;
+  }
+
+  void add(std::unique_ptr<Transfer> t) {
+    CURL* e = curl_easy_init();
+    t->easy = e;
+    const HttpRequest& r = t->req;
+    for (const std::string& h : r.headers) t->headers = curl_slist_append(t->headers, h.c_str());
+    curl_easy_setopt(e, CURLOPT_URL, r.url.c_str());
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &Impl::on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &Impl::on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(r.connect_timeout.count()));
+    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    if (r.method == "POST") {
+      curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
+      curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    } else if (r.method != "GET") {
+      curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+      if (!r.body.empty()) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data());
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+      }
+    }
+    curl_multi_add_handle(multi, e);
+    active.emplace(e, std::move(t));
+  }
+
+  void finish(CURL* e, CURLcode code) {
+    auto it = active.find(e);
+    std::unique_ptr<Transfer> t = std::move(it->second);
+    active.erase(it);
+    curl_multi_remove_handle(multi, e);
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &t->result.status);
+    if (code != CURLE_OK && !t->aborted)
+      t->result.error = t->errbuf[0] ? std::string(t->errbuf) : std::string(curl_easy_strerror(code));
+    else if (t->aborted)
+      t->result.error = "aborted";
+    done(*t);
+  }
+
+  void done(Transfer& t) {
+    --in_flight;
+    try {
+      if (t.handler.on_done) t.handler.on_done(t.result);
+    } catch (...) {
+      // A completion handler must not throw; nothing can report it from here.
+    }
+  }
+
+  void run() {
+    std::vector<Pending> batch;
+    for (;;) {
+      {
+        std::lock_guard lock(mutex);
+        if (stopping) break;
+        batch.swap(incoming);
+      }
+      auto now = Clock::now();
+      for (Pending& p : batch) {
+        if (p.due <= now) add(std::move(p.t));
+        else delayed.emplace(p.due, std::move(p.t));
+      }
+      batch.clear();
+      while (!delayed.empty() && delayed.begin()->first <= now) {
+        add(std::move(delayed.begin()->second));
+        delayed.erase(delayed.begin());
+      }
+      int running = 0;
+      curl_multi_perform(multi, &running);
+      int left = 0;
+      while (CURLMsg* m = curl_multi_info_read(multi, &left))
+        if (m->msg == CURLMSG_DONE) finish(m->easy_handle, m->data.result);
+      long wait_ms = 1000;
+      long curl_ms = -1;
+      curl_multi_timeout(multi, &curl_ms);
+      if (curl_ms >= 0) wait_ms = std::min(wait_ms, curl_ms);
+      if (!delayed.empty()) {
+        auto until = std::chrono::duration_cast<std::chrono::milliseconds>(delayed.begin()->first - Clock::now()).count();
+        wait_ms = std::min<long>(wait_ms, std::max<long>(0, until + 1));
+      }
+      if (wait_ms > 0) curl_multi_poll(multi, nullptr, 0, static_cast<int>(wait_ms), nullptr);
+    }
+    // Shut down: every transfer still known ends with an error.
+    auto fail = [&](Transfer& t) {
+      t.result.error = "HTTP client shut down";
+      done(t);
+    };
+    for (auto& [e, t] : active) {
+      curl_multi_remove_handle(multi, e);
+      fail(*t);
+    }
+    active.clear();
+    for (auto& [due, t] : delayed) fail(*t);
+    delayed.clear();
+    std::lock_guard lock(mutex);
+    for (Pending& p : incoming) fail(*p.t);
+    incoming.clear();
+  }
+};
+
+HttpLoop::HttpLoop() : impl_(std::make_unique<Impl>()) {
+  static std::once_flag global;
+  std::call_once(global, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  impl_->multi = curl_multi_init();
+  impl_->thread = std::thread([this] { impl_->run(); });
+}
+
+HttpLoop::~HttpLoop() {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->stopping = true;
+  }
+  curl_multi_wakeup(impl_->multi);
+  impl_->thread.join();
+  curl_multi_cleanup(impl_->multi);
+}
+
+void HttpLoop::start(HttpRequest req, HttpHandler handler, std::chrono::milliseconds delay) {
+  auto t = std::make_unique<Transfer>();
+  t->req = std::move(req);
+  t->handler = std::move(handler);
+  ++impl_->in_flight;
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (!impl_->stopping) {
+      impl_->incoming.push_back({std::move(t), Clock::now() + delay});
+      t = nullptr;
+    }
+  }
+  if (t) {
+    t->result.error = "HTTP client shut down";
+    impl_->done(*t);
+    return;
+  }
+  curl_multi_wakeup(impl_->multi);
+}
+
+std::size_t HttpLoop::in_flight() const { return impl_->in_flight.load(); }
+
+std::shared_ptr<HttpLoop> HttpLoop::shared() {
+  // Never destroyed: its thread may still be delivering a reply while the process exits, and a
+  // handler must never see a half-destroyed loop.
+  static HttpLoop* loop = new HttpLoop();
+  return std::shared_ptr<HttpLoop>(loop, [](HttpLoop*) {});
+}
+
+}  // namespace superstep::internal

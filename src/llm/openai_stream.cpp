@@ -1,0 +1,144 @@
+#include "llm/openai_stream.hpp"
+
+#include "internal/ids.hpp"
+#include "superstep/errors.hpp"
+
+namespace superstep::internal {
+namespace {
+
+std::string preview(std::string_view text, std::size_t max = 200) {
+  std::string s(text.substr(0, max));
+  if (text.size() > max) s += "...";
+  return s;
+}
+
+json parse_args(const std::string& name, const std::string& id, const std::string& text) {
+  if (text.empty()) return json::object();
+  json args = json::parse(text, nullptr, false);
+  if (args.is_discarded())
+    throw ChatModelError("the model called tool '" + name + "' (call " + id + ") with arguments that are not JSON: " +
+                         preview(text));
+  return args;
+}
+
+std::string str(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+json metadata(const std::string& model, const std::string& finish_reason, const json& usage) {
+  json meta = json::object();
+  if (!model.empty()) meta["model_name"] = model;
+  if (!finish_reason.empty()) meta["finish_reason"] = finish_reason;
+  if (usage.is_object()) meta["usage"] = usage;
+  return meta;
+}
+
+}  // namespace
+
+Message parse_completion(const json& body) {
+  if (!body.is_object()) throw ChatModelError("the reply is not a chat completion: " + preview(body.dump()));
+  if (auto e = body.find("error"); e != body.end() && !e->is_null())
+    throw ChatModelError("the server reported an error: " + (e->is_object() ? str(*e, "message") : e->dump()));
+  auto choices = body.find("choices");
+  if (choices == body.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object() ||
+      !(*choices)[0].contains("message"))
+    throw ChatModelError("the reply has no choices[0].message: " + preview(body.dump()));
+  const json& choice = (*choices)[0];
+  const json& msg = choice["message"];
+  std::vector<ToolCall> calls;
+  if (auto tc = msg.find("tool_calls"); tc != msg.end() && tc->is_array()) {
+    for (const json& c : *tc) {
+      const json& fn = c.value("function", json::object());
+      ToolCall call;
+      call.id = str(c, "id");
+      if (call.id.empty()) call.id = "call_" + uuid4();
+      call.name = str(fn, "name");
+      if (call.name.empty()) throw ChatModelError("the reply has a tool call without a name: " + preview(c.dump()));
+      const json& a = fn.value("arguments", json(""));
+      call.args = a.is_string() ? parse_args(call.name, call.id, a.get<std::string>()) : a;
+      calls.push_back(std::move(call));
+    }
+  }
+  const json& content = msg.value("content", json(nullptr));
+  Message m = Message::ai(content.is_null() ? json("") : content, std::move(calls));
+  m.id = str(body, "id");
+  if (m.id.empty()) m.id = "run-" + uuid4();
+  m.response_metadata = metadata(str(body, "model"), str(choice, "finish_reason"), body.value("usage", json()));
+  return m;
+}
+
+void OpenAIStreamReader::feed(std::string_view bytes, const std::function<void(const ChatChunk&)>& on_chunk) {
+  sse_.feed(bytes, [&](std::string_view, std::string_view data) { event(data, on_chunk); });
+}
+
+void OpenAIStreamReader::event(std::string_view data, const std::function<void(const ChatChunk&)>& on_chunk) {
+  if (done_) return;
+  if (data == "[DONE]") {
+    done_ = true;
+    return;
+  }
+  json j = json::parse(data, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw ChatModelError("the stream sent an event that is not JSON: " + preview(data));
+  if (auto e = j.find("error"); e != j.end() && !e->is_null())
+    throw ChatModelError("the server reported an error mid-stream: " +
+                         (e->is_object() ? str(*e, "message") : e->is_string() ? e->get<std::string>() : e->dump()));
+  if (id_.empty()) {
+    id_ = str(j, "id");
+    if (id_.empty()) id_ = "run-" + uuid4();
+  }
+  if (model_.empty()) model_ = str(j, "model");
+  if (auto u = j.find("usage"); u != j.end() && u->is_object()) usage_ = *u;
+  auto choices = j.find("choices");
+  if (choices == j.end() || !choices->is_array() || choices->empty()) return;  // e.g. the usage chunk
+  const json& choice = (*choices)[0];
+  if (std::string fr = str(choice, "finish_reason"); !fr.empty()) finish_reason_ = fr;
+  auto delta = choice.find("delta");
+  if (delta == choice.end() || !delta->is_object()) return;
+  ChatChunk chunk;
+  chunk.id = id_;
+  if (auto c = delta->find("content"); c != delta->end() && c->is_string()) chunk.content = c->get<std::string>();
+  if (auto tc = delta->find("tool_calls"); tc != delta->end() && tc->is_array()) {
+    for (const json& piece : *tc) {
+      int index = piece.value("index", static_cast<int>(calls_.size()));
+      PartialCall& call = calls_[index];
+      std::string id = str(piece, "id"), name, args;
+      if (auto fn = piece.find("function"); fn != piece.end() && fn->is_object()) {
+        name = str(*fn, "name");
+        args = str(*fn, "arguments");
+      }
+      if (!id.empty()) call.id = id;
+      call.name += name;
+      call.args += args;
+      chunk.tool_call_chunks.push_back({{"index", index},
+                                        {"id", id.empty() ? json(nullptr) : json(id)},
+                                        {"name", name.empty() ? json(nullptr) : json(name)},
+                                        {"args", args},
+                                        {"type", "tool_call_chunk"}});
+    }
+  }
+  if (!finish_reason_.empty()) chunk.response_metadata["finish_reason"] = finish_reason_;
+  content_ += chunk.content;
+  if (!chunk.content.empty() || !chunk.tool_call_chunks.empty()) on_chunk(chunk);
+}
+
+Message OpenAIStreamReader::finish() {
+  if (!done_ && finish_reason_.empty())
+    throw ChatModelError("the stream was cut before its end (no finish_reason and no [DONE]; " +
+                         std::to_string(content_.size()) + " bytes of text received)");
+  std::vector<ToolCall> calls;
+  for (auto& [index, c] : calls_) {
+    if (c.name.empty()) throw ChatModelError("the stream sent tool call #" + std::to_string(index) + " without a name");
+    ToolCall call;
+    call.id = c.id.empty() ? "call_" + uuid4() : c.id;
+    call.name = c.name;
+    call.args = parse_args(c.name, call.id, c.args);
+    calls.push_back(std::move(call));
+  }
+  Message m = Message::ai(content_, std::move(calls));
+  m.id = id_.empty() ? "run-" + uuid4() : id_;
+  m.response_metadata = metadata(model_, finish_reason_, usage_);
+  return m;
+}
+
+}  // namespace superstep::internal

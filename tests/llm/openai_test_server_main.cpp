@@ -1,0 +1,81 @@
+// superstep-openai-test-server: the local OpenAI-compatible test server as a program.
+//
+//   superstep-openai-test-server [--script replies.json] [--delay-ms N] -- command args...
+//
+// Starts the server on a free loopback port, runs `command` with OPENAI_BASE_URL,
+// OPENAI_API_KEY and SUPERSTEP_MODEL pointing at it, and exits with the command's status.
+// Without a command it prints the base URL and serves until killed. Replies come from the
+// script (a JSON array of replies, in order), then echo the last message.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+
+#include "llm/openai_test_server.hpp"
+
+int main(int argc, char** argv) {
+  using superstep::testing::OpenAITestServer;
+  std::string script;
+  int delay_ms = 0;
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--script" && i + 1 < argc) script = argv[++i];
+    else if (a == "--delay-ms" && i + 1 < argc) delay_ms = std::stoi(argv[++i]);
+    else if (a == "--") {
+      ++i;
+      break;
+    } else {
+      std::cerr << "usage: superstep-openai-test-server [--script replies.json] [--delay-ms N] [-- command args...]\n";
+      return 2;
+    }
+  }
+  OpenAITestServer::Handler echo_late;
+  if (delay_ms > 0)
+    echo_late = [delay_ms](const nlohmann::json& req) {
+      superstep::testing::ScriptedReply r;
+      const auto& msgs = req["messages"];
+      r.content = "echo: " + (msgs.empty() ? std::string() : msgs.back().value("content", std::string()));
+      r.delay = std::chrono::milliseconds(delay_ms);
+      return r;
+    };
+  OpenAITestServer server(echo_late, 64);
+  if (!script.empty()) {
+    std::ifstream in(script);
+    if (!in) {
+      std::cerr << "superstep-openai-test-server: cannot read " << script << "\n";
+      return 2;
+    }
+    nlohmann::json replies = nlohmann::json::parse(in, nullptr, false);
+    if (!replies.is_array()) {
+      std::cerr << "superstep-openai-test-server: " << script << " is not a JSON array of replies\n";
+      return 2;
+    }
+    for (const auto& r : replies) server.push(superstep::testing::reply_from_json(r));
+  }
+  if (i >= argc) {
+    std::cout << server.base_url() << std::endl;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigprocmask(SIG_BLOCK, &set, nullptr);
+    int sig = 0;
+    sigwait(&set, &sig);
+    return 0;
+  }
+  setenv("OPENAI_BASE_URL", server.base_url().c_str(), 1);
+  setenv("OPENAI_API_KEY", "sk-test", 1);
+  setenv("SUPERSTEP_MODEL", "test-model", 1);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execvp(argv[i], argv + i);
+    std::perror("superstep-openai-test-server: exec");
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
