@@ -40,6 +40,9 @@ class Runtime {
   /// checkpoint_ns) plus `extra`. A message whose id was sent this way is not sent again when
   /// the node returns it.
   void emit_message(json chunk, const json& extra = nullptr) const;
+  /// LangGraph's RemainingSteps: supersteps this invocation may still take before the
+  /// recursion limit stops it (counting this one).
+  int64_t remaining_steps() const;
   /// True once the run is being stopped (a sibling failed, or the stream was dropped).
   bool cancelled() const;
 

@@ -199,6 +199,8 @@ class PregelRun {
   /// A part of a subgraph's run, yielded with its namespace when its mode is wanted.
   void emit_part(StreamPart part);
   const std::string& checkpoint_id() const;
+  /// The step past which the recursion limit stops the run.
+  int64_t stop_step() const noexcept { return stop_; }
   void post(std::function<void()> fn) const;
   void post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const;
   bool cancelled() const noexcept;

@@ -1,0 +1,58 @@
+// ToolNode and tools_condition: the tool-executing half of a tool-calling agent, as in
+// LangGraph's prebuilt module.
+//
+//   g.add_node("tools", sp::ToolNode({add, search}));
+//   g.add_conditional_edges("agent", sp::tools_condition);   // -> "tools" or END
+//
+// ToolNode runs every tool call of the last AI message in `messages` at once (blocking tools
+// on the run's executor, async tools as coroutines), and returns one tool message per call, in
+// call order. Nothing is dropped: an unknown tool, arguments that fail the tool's schema, or a
+// tool that throws become a tool message with status "error" the model can read (unless error
+// handling is turned off). A ToolNode is immutable; one can serve many graphs and runs.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "superstep/llm/tool.hpp"
+#include "superstep/messages/message.hpp"
+#include "superstep/state.hpp"
+#include "superstep/task.hpp"
+#include "superstep/types.hpp"
+
+namespace superstep {
+
+struct ToolNodeOptions {
+  /// How a failing tool call is reported. `true` (LangGraph.js's default): every error becomes
+  /// an error tool message "Error: <what>\n Please fix your mistakes."; `false`: only unknown
+  /// tools and invalid arguments do, and what a tool throws fails the node (NodeError).
+  bool handle_tool_errors = true;
+  /// Optional: the content of the error tool message for an exception (overrides the text).
+  std::function<std::string(const std::string& tool, const std::exception& error)> format_error;
+  /// The state key holding the messages.
+  std::string messages_key = "messages";
+};
+
+class ToolNode {
+ public:
+  explicit ToolNode(std::vector<Tool> tools, ToolNodeOptions options = {});
+
+  /// The node. Throws InvalidUpdateError when the last message is not an AI message.
+  Task<NodeResult> operator()(const State& state, Runtime& rt) const;
+
+  /// Runs the tool calls of `ai` and returns their tool messages in call order.
+  Task<std::vector<Message>> run(const Message& ai, const Runtime& rt) const;
+
+  const std::vector<Tool>& tools() const noexcept { return tools_; }
+
+ private:
+  std::vector<Tool> tools_;
+  ToolNodeOptions options_;
+};
+
+/// Routes to "tools" when the last message (of `messages`) is an AI message with tool calls,
+/// else to END.
+std::string tools_condition(const State& state);
+
+}  // namespace superstep

@@ -1,0 +1,148 @@
+#include "superstep/prebuilt/tool_node.hpp"
+
+#include <atomic>
+
+#include "superstep/errors.hpp"
+#include "superstep/interrupt.hpp"
+
+namespace superstep {
+namespace {
+
+/// A coroutine started at once and never awaited: it reports through its callback.
+struct Detached {
+  struct promise_type {
+    Detached get_return_object() noexcept { return {}; }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+    std::suspend_never final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { std::terminate(); }  // run_call catches everything
+  };
+};
+
+struct CallResult {
+  json value;
+  std::exception_ptr error;
+};
+
+Detached run_call(const Tool& tool, json args, const Runtime& rt, std::function<void(CallResult)> done) {
+  CallResult r;
+  try {
+    r.value = co_await tool.ainvoke(std::move(args), rt);
+  } catch (...) {
+    r.error = std::current_exception();
+  }
+  done(std::move(r));
+}
+
+std::string tool_names(const std::vector<Tool>& tools) {
+  std::string out;
+  for (const Tool& t : tools) out += (out.empty() ? "" : ", ") + t.name();
+  return out;
+}
+
+Message error_message(std::string content, const ToolCall& call) {
+  Message m = Message::tool(std::move(content), call.id, "error");
+  m.name = call.name;
+  return m;
+}
+
+}  // namespace
+
+ToolNode::ToolNode(std::vector<Tool> tools, ToolNodeOptions options) : tools_(std::move(tools)), options_(std::move(options)) {
+  for (std::size_t i = 0; i < tools_.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (tools_[i].name() == tools_[j].name()) throw Error("ToolNode: two tools are named '" + tools_[i].name() + "'");
+}
+
+Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) const {
+  const std::size_t n = ai.tool_calls.size();
+  std::vector<Message> out(n);
+  std::vector<CallResult> results(n);
+  std::vector<const Tool*> chosen(n, nullptr);
+  std::size_t to_run = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const ToolCall& call = ai.tool_calls[i];
+    for (const Tool& t : tools_)
+      if (t.name() == call.name) chosen[i] = &t;
+    if (!chosen[i]) {
+      out[i] = error_message("Error: " + call.name + " is not a valid tool, try one of [" + tool_names(tools_) + "].", call);
+      continue;
+    }
+    if (std::string bad = chosen[i]->validate(call.args); !bad.empty()) {
+      out[i] = error_message("Error: invalid arguments for tool '" + call.name + "': " + bad + "\n Please fix your mistakes.", call);
+      chosen[i] = nullptr;
+      continue;
+    }
+    ++to_run;
+  }
+  if (to_run > 0) {
+    // Every call at once: each starts on the executor; blocking tools run there, async ones
+    // suspend. The node resumes when the last one reports.
+    co_await await_callback<bool>(rt, [&](Completion<bool> all_done) {
+      auto remaining = std::make_shared<std::atomic<std::size_t>>(to_run);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!chosen[i]) continue;
+        const Tool* tool = chosen[i];
+        CallResult* slot = &results[i];
+        const json* args = &ai.tool_calls[i].args;
+        rt.post([tool, slot, args, &rt, remaining, all_done] {
+          run_call(*tool, *args, rt, [slot, remaining, all_done](CallResult r) {
+            *slot = std::move(r);
+            if (remaining->fetch_sub(1) == 1) all_done.complete(true);
+          });
+        });
+      }
+    });
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!chosen[i]) continue;
+    const ToolCall& call = ai.tool_calls[i];
+    if (!results[i].error) {
+      out[i] = Message::tool(Tool::content_of(results[i].value), call.id);
+      out[i].name = call.name;
+      continue;
+    }
+    try {
+      std::rethrow_exception(results[i].error);
+    } catch (const GraphInterrupt&) {
+      throw;  // a tool asked for a human: the run pauses
+    } catch (const ToolArgumentError& e) {
+      out[i] = error_message(std::string("Error: ") + e.what() + "\n Please fix your mistakes.", call);
+    } catch (const std::exception& e) {
+      if (!options_.handle_tool_errors) throw;
+      out[i] = error_message(options_.format_error ? options_.format_error(call.name, e)
+                                                   : std::string("Error: ") + e.what() + "\n Please fix your mistakes.",
+                             call);
+    } catch (...) {
+      if (!options_.handle_tool_errors) throw;
+      out[i] = error_message("Error: tool '" + call.name + "' failed with an unknown exception\n Please fix your mistakes.", call);
+    }
+  }
+  co_return out;
+}
+
+Task<NodeResult> ToolNode::operator()(const State& state, Runtime& rt) const {
+  const json* list = state.find(options_.messages_key);
+  if (!list || !list->is_array() || list->empty())
+    throw InvalidUpdateError("ToolNode: no messages in state key '" + options_.messages_key + "'");
+  Message last = Message::from_json(list->back());
+  if (last.type != MessageType::ai)
+    throw InvalidUpdateError("ToolNode: the last message in '" + options_.messages_key + "' is a " +
+                             std::string(to_string(last.type)) + " message, not an AI message with tool calls");
+  std::vector<Message> replies = co_await run(last, rt);
+  json update = json::array();
+  for (const Message& m : replies) update.push_back(m.to_json());
+  co_return json{{options_.messages_key, std::move(update)}};
+}
+
+std::string tools_condition(const State& state) {
+  const json* list = state.find("messages");
+  if (!list || !list->is_array() || list->empty()) return END;
+  const json& last = list->back();
+  if (!last.is_object()) return END;
+  auto calls = last.find("tool_calls");
+  const bool ai = last.value("type", "") == "ai" || last.value("role", "") == "assistant";
+  return ai && calls != last.end() && calls->is_array() && !calls->empty() ? "tools" : END;
+}
+
+}  // namespace superstep

@@ -1,0 +1,219 @@
+// ToolNode, tools_condition and create_react_agent, with the model behind the real HTTP client
+// (the local OpenAI-compatible test server).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <sstream>
+#include <superstep/checkpoint/memory_saver.hpp>
+#include <superstep/llm/openai_chat_model.hpp>
+#include <superstep/prebuilt/react_agent.hpp>
+#include <superstep/superstep.hpp>
+
+#include "llm/openai_test_server.hpp"
+
+namespace sp = superstep;
+using sp::json;
+using sp::testing::OpenAITestServer;
+using sp::testing::ScriptedReply;
+using namespace std::chrono_literals;
+
+namespace {
+
+sp::Tool multiply() {
+  return sp::Tool("multiply", "Multiplies two integers.",
+                  {{"type", "object"},
+                   {"properties", {{"a", {{"type", "integer"}}}, {"b", {{"type", "integer"}}}}},
+                   {"required", {"a", "b"}}},
+                  [](const json& a) -> json { return a["a"].get<int64_t>() * a["b"].get<int64_t>(); });
+}
+
+sp::Tool slow(std::string name, std::chrono::milliseconds delay, std::vector<std::string>* finished, std::mutex* m) {
+  return sp::Tool(std::move(name), "waits", {{"type", "object"}, {"properties", json::object()}},
+                  [delay, finished, m](json, const sp::Runtime& rt) -> sp::Task<json> {
+                    co_await sp::sleep_for(rt, delay);
+                    std::lock_guard lock(*m);
+                    finished->push_back(std::to_string(delay.count()));
+                    co_return json("slept " + std::to_string(delay.count()) + " ms");
+                  });
+}
+
+/// A model that multiplies: "6 7" -> calls multiply(6, 7); a tool result -> "The answer is <it>."
+ScriptedReply multiplying_model(const json& request) {
+  const json& last = request["messages"].back();
+  ScriptedReply r;
+  if (last["role"] == "tool") {
+    r.content = "The answer is " + last["content"].get<std::string>() + ".";
+    return r;
+  }
+  std::istringstream in(last["content"].get<std::string>());
+  int64_t a = 0, b = 0;
+  in >> a >> b;
+  r.tool_calls = {{"call_" + std::to_string(request["messages"].size()), "multiply", {{"a", a}, {"b", b}}}};
+  return r;
+}
+
+std::shared_ptr<sp::OpenAIChatModel> model_for(const OpenAITestServer& s) {
+  return std::make_shared<sp::OpenAIChatModel>(sp::OpenAIOptions{.model = "test-model", .base_url = s.base_url(), .timeout = 10s});
+}
+
+sp::State state_of(json values) {
+  return sp::State(std::move(values));
+}
+
+sp::Message ai_calling(std::vector<sp::ToolCall> calls) { return sp::Message::ai("", std::move(calls)); }
+
+json run_tool_node(const sp::ToolNode& node, const sp::Message& ai) {
+  sp::StateGraph g(sp::messages_state());
+  g.add_node("tools", [&node](const sp::State& s, sp::Runtime& rt) { return node(s, rt); });
+  g.add_edge(sp::START, "tools");
+  json out = g.compile().invoke(json{{"messages", {ai.to_json()}}});
+  return json(std::vector<json>(out["messages"].begin() + 1, out["messages"].end()));
+}
+
+}  // namespace
+
+TEST(ToolNode, RunsAllCallsAtOnceAndAnswersInCallOrder) {
+  std::vector<std::string> finished;
+  std::mutex m;
+  sp::ToolNode node({slow("slow", 300ms, &finished, &m), slow("fast", 50ms, &finished, &m)});
+  auto t0 = std::chrono::steady_clock::now();
+  json replies = run_tool_node(node, ai_calling({{"c1", "slow", json::object()}, {"c2", "fast", json::object()},
+                                                 {"c3", "slow", json::object()}, {"c4", "fast", json::object()}}));
+  auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_LT(took, 550ms);  // in sequence: 700 ms
+  ASSERT_EQ(replies.size(), 4u);
+  EXPECT_EQ(finished.front(), "50");  // the fast ones finished first...
+  std::vector<std::string> ids;
+  for (const json& r : replies) ids.push_back(r["tool_call_id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"c1", "c2", "c3", "c4"}));  // ...but answers keep call order
+  EXPECT_EQ(replies[0]["content"], "slept 300 ms");
+  EXPECT_EQ(replies[0]["type"], "tool");
+  EXPECT_EQ(replies[0]["name"], "slow");
+  EXPECT_EQ(replies[0]["status"], "success");
+  EXPECT_EQ(replies[1]["content"], "slept 50 ms");
+}
+
+TEST(ToolNode, BadCallsBecomeErrorMessagesTheModelCanRead) {
+  sp::Tool boom("boom", "fails", {{"type", "object"}}, [](const json&) -> json { throw std::runtime_error("disk full"); });
+  sp::ToolNode node({multiply(), boom});
+  json replies = run_tool_node(node, ai_calling({{"c1", "divide", {{"a", 1}}},
+                                                 {"c2", "multiply", {{"a", 2}, {"b", "three"}}},
+                                                 {"c3", "boom", json::object()},
+                                                 {"c4", "multiply", {{"a", 2}, {"b", 3}}}}));
+  ASSERT_EQ(replies.size(), 4u);
+  EXPECT_EQ(replies[0]["content"], "Error: divide is not a valid tool, try one of [multiply, boom].");
+  EXPECT_EQ(replies[0]["status"], "error");
+  EXPECT_EQ(replies[1]["content"],
+            "Error: invalid arguments for tool 'multiply': argument 'b': expected integer, got string\n Please fix your mistakes.");
+  EXPECT_EQ(replies[1]["status"], "error");
+  EXPECT_EQ(replies[2]["content"], "Error: disk full\n Please fix your mistakes.");
+  EXPECT_EQ(replies[2]["status"], "error");
+  EXPECT_EQ(replies[3]["content"], "6");
+  EXPECT_EQ(replies[3]["status"], "success");
+
+  sp::ToolNode strict({boom}, {.handle_tool_errors = false});
+  try {
+    run_tool_node(strict, ai_calling({{"c1", "boom", json::object()}}));
+    FAIL() << "expected NodeError";
+  } catch (const sp::NodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("disk full"), std::string::npos);
+  }
+  sp::ToolNode custom({boom}, {.format_error = [](const std::string& tool, const std::exception& e) {
+                         return tool + " broke: " + e.what();
+                       }});
+  EXPECT_EQ(run_tool_node(custom, ai_calling({{"c1", "boom", json::object()}}))[0]["content"], "boom broke: disk full");
+}
+
+TEST(ToolNode, ALastMessageThatIsNotAnAIMessageIsAnError) {
+  sp::ToolNode node({multiply()});
+  sp::StateGraph g(sp::messages_state());
+  g.add_node("tools", [&node](const sp::State& s, sp::Runtime& rt) { return node(s, rt); });
+  g.add_edge(sp::START, "tools");
+  try {
+    g.compile().invoke(json{{"messages", {"hello"}}});
+    FAIL();
+  } catch (const sp::NodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("the last message in 'messages' is a human message, not an AI message"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ToolsCondition, RoutesToToolsOnlyWhenTheLastAIMessageCallsTools) {
+  EXPECT_EQ(sp::tools_condition(state_of({{"messages", {ai_calling({{"c", "multiply", json::object()}}).to_json()}}})), "tools");
+  EXPECT_EQ(sp::tools_condition(state_of({{"messages", {sp::Message::ai("done").to_json()}}})), sp::END);
+  EXPECT_EQ(sp::tools_condition(state_of({{"messages", {sp::Message::human("hi").to_json()}}})), sp::END);
+  EXPECT_EQ(sp::tools_condition(state_of({{"messages", json::array()}})), sp::END);
+}
+
+TEST(ReactAgent, CallsToolsThenAnswers) {
+  OpenAITestServer server(multiplying_model);
+  auto agent = sp::create_react_agent(model_for(server), {multiply()}, {.prompt = "You multiply."});
+  json out = agent.invoke(json{{"messages", {"6 7"}}});
+  const json& msgs = out["messages"];
+  ASSERT_EQ(msgs.size(), 4u) << msgs.dump(2);
+  EXPECT_EQ(msgs[0]["type"], "human");
+  EXPECT_EQ(msgs[1]["type"], "ai");
+  EXPECT_EQ(msgs[1]["tool_calls"][0]["args"], json({{"a", 6}, {"b", 7}}));
+  EXPECT_EQ(msgs[2]["type"], "tool");
+  EXPECT_EQ(msgs[2]["content"], "42");
+  EXPECT_EQ(msgs[2]["tool_call_id"], msgs[1]["tool_calls"][0]["id"]);
+  EXPECT_EQ(msgs[3]["content"], "The answer is 42.");
+  for (const json& m : msgs) EXPECT_FALSE(m["id"].get<std::string>().empty());
+
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0]["messages"][0], json({{"role", "system"}, {"content", "You multiply."}}));
+  EXPECT_EQ(requests[0]["tools"][0]["function"]["name"], "multiply");
+  EXPECT_EQ(requests[1]["messages"].size(), 4u);  // system, human, ai, tool
+  EXPECT_EQ(agent.get_graph().draw_mermaid().find("agent") != std::string::npos, true);
+}
+
+TEST(ReactAgent, PausesBeforeToolsAndResumesWithMemory) {
+  OpenAITestServer server(multiplying_model);
+  auto saver = std::make_shared<sp::InMemorySaver>();
+  auto agent = sp::create_react_agent(model_for(server), {multiply()},
+                                      {.checkpointer = saver, .interrupt_before_tools = true});
+  sp::RunConfig cfg{.thread_id = "t1"};
+  agent.invoke(json{{"messages", {"3 5"}}}, cfg);
+  sp::StateSnapshot paused = agent.get_state(cfg);
+  EXPECT_EQ(paused.next, std::vector<std::string>{"tools"});
+  EXPECT_EQ(paused.values["messages"].size(), 2u);
+  json out = agent.invoke(nullptr, cfg);  // approve: run the tools
+  EXPECT_EQ(out["messages"].back()["content"], "The answer is 15.");
+  // Same thread, next turn: the conversation is remembered.
+  agent.invoke(json{{"messages", {"2 2"}}}, cfg);
+  out = agent.invoke(nullptr, cfg);
+  EXPECT_EQ(out["messages"].size(), 8u);
+  EXPECT_EQ(out["messages"].back()["content"], "The answer is 4.");
+}
+
+TEST(ReactAgent, StopsPolitelyWhenStepsRunOut) {
+  OpenAITestServer server([](const json& req) {
+    ScriptedReply r;  // never satisfied: always asks for another multiplication
+    r.tool_calls = {{"call_" + std::to_string(req["messages"].size()), "multiply", {{"a", 1}, {"b", 1}}}};
+    return r;
+  });
+  auto agent = sp::create_react_agent(model_for(server), {multiply()}, {.step_budget = 6});
+  json out = agent.invoke(json{{"messages", {"loop"}}});
+  EXPECT_EQ(out["messages"].back()["content"], "Sorry, need more steps to process this request.");
+  EXPECT_TRUE(out["messages"].back()["tool_calls"].empty());
+
+  auto unlimited = sp::create_react_agent(model_for(server), {multiply()});
+  out = unlimited.invoke(json{{"messages", {"loop"}}}, {.recursion_limit = 8});
+  EXPECT_EQ(out["messages"].back()["content"], "Sorry, need more steps to process this request.");
+}
+
+TEST(ReactAgent, StreamsTokensFromTheAgentNode) {
+  OpenAITestServer server(multiplying_model);
+  auto agent = sp::create_react_agent(model_for(server), {multiply()});
+  std::string text;
+  std::set<std::string> nodes;
+  for (const sp::StreamPart& p : agent.stream(json{{"messages", {"4 4"}}}, {}, {sp::StreamMode::messages})) {
+    nodes.insert(p.data[1]["langgraph_node"].get<std::string>());
+    if (p.data[0]["type"] == "AIMessageChunk") text += p.data[0]["content"].get<std::string>();
+  }
+  EXPECT_EQ(text, "The answer is 16.");
+  EXPECT_EQ(nodes, (std::set<std::string>{"agent", "tools"}));  // tool messages are shown as the tools node returns them
+}
