@@ -10,13 +10,16 @@
 // its coroutine frame. Tasks compose: `co_await other_task` inside a Task.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <coroutine>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "superstep/runtime.hpp"
 
@@ -198,6 +201,113 @@ auto await_callback(const Runtime& rt, Starter starter) {
     }
   };
   return Awaiter{&rt, std::move(starter)};
+}
+
+namespace internal {
+/// A coroutine started at once and never awaited: it reports through what it captures. Its
+/// body must not let an exception escape.
+struct Detached {
+  struct promise_type {
+    Detached get_return_object() noexcept { return {}; }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+    std::suspend_never final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { std::terminate(); }
+  };
+};
+
+/// Awaits `task`, destroys it, then calls `done` with its outcome: whatever the task's frame
+/// held (a run, its graph, an executor) is released before anyone learns it finished, so the
+/// last owner of an executor is never one of its own threads.
+template <class T, class Done>
+Detached start_detached(Task<T> task, Done done) {
+  std::exception_ptr error;
+  if constexpr (std::is_void_v<T>) {
+    {
+      Task<T> t = std::move(task);
+      try {
+        co_await std::move(t);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    done(error);
+  } else {
+    std::optional<T> value;
+    {
+      Task<T> t = std::move(task);
+      try {
+        value.emplace(co_await std::move(t));
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    done(std::move(value), error);
+  }
+}
+}  // namespace internal
+
+/// Runs `task` to its end on the calling thread's behalf and returns its result (or throws its
+/// error). The calling thread blocks; the task's awaits resume wherever they resume (an
+/// executor). Use it at the edge of a program: `auto out = sp::sync_wait(app.ainvoke(input));`.
+template <class T>
+T sync_wait(Task<T> task) {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+  std::optional<T> value;
+  std::exception_ptr error;
+  internal::start_detached(std::move(task), [&](std::optional<T> v, std::exception_ptr e) {
+    std::lock_guard lock(mutex);
+    value = std::move(v);
+    error = e;
+    done = true;
+    cv.notify_all();
+  });
+  std::unique_lock lock(mutex);
+  cv.wait(lock, [&] { return done; });
+  if (error) std::rethrow_exception(error);
+  return std::move(*value);
+}
+
+/// Runs every task at once and completes when all have; results in the tasks' order. If some
+/// fail, the first failure (in order) is thrown after all have finished.
+template <class T>
+Task<std::vector<T>> when_all(std::vector<Task<T>> tasks) {
+  struct Shared {
+    std::atomic<std::size_t> remaining;
+    std::coroutine_handle<> waiter;
+    std::vector<std::optional<T>> values;
+    std::vector<std::exception_ptr> errors;
+  };
+  auto s = std::make_shared<Shared>();
+  s->values.resize(tasks.size());
+  s->errors.resize(tasks.size());
+  s->remaining.store(tasks.size() + 1);
+  struct Awaiter {
+    std::shared_ptr<Shared> s;
+    std::vector<Task<T>>* tasks;
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h) {
+      s->waiter = h;
+      for (std::size_t i = 0; i < tasks->size(); ++i)
+        internal::start_detached(std::move((*tasks)[i]), [s = s, i](std::optional<T> v, std::exception_ptr e) {
+          s->values[i] = std::move(v);
+          s->errors[i] = e;
+          if (s->remaining.fetch_sub(1) == 1) s->waiter.resume();
+        });
+      return s->remaining.fetch_sub(1) != 1;  // all finished already: do not suspend
+    }
+    void await_resume() const noexcept {}
+  };
+  Awaiter all{s, &tasks};  // named: GCC 12 mishandles class temporaries in a co_await operand
+  co_await all;
+  std::vector<T> out;
+  out.reserve(tasks.size());
+  for (std::size_t i = 0; i < s->values.size(); ++i)
+    if (s->errors[i]) std::rethrow_exception(s->errors[i]);
+  for (auto& v : s->values) out.push_back(std::move(*v));
+  co_return out;
 }
 
 }  // namespace superstep

@@ -21,6 +21,50 @@ json CompiledStateGraph::invoke(const Command& input, const RunConfig& config) c
   return run.result();
 }
 
+namespace {
+/// Suspends an asynchronous driver until its run's step is done; it resumes on the executor.
+struct StepDone {
+  internal::PregelRun* run;
+  ThreadPool* executor;  // owned by the driver's frame (a plain pointer: see below)
+  bool await_ready() const noexcept { return false; }
+  bool await_suspend(std::coroutine_handle<> h) {
+    // A plain pointer: the driver's frame owns the executor until the run ends, and a copy of
+    // the shared_ptr here could be its last owner, released on one of its own threads.
+    return run->wake_when_step_done([h, pool = executor] { pool->submit([h] { h.resume(); }); });
+  }
+  void await_resume() const noexcept {}
+};
+
+Task<json> drive(std::unique_ptr<internal::PregelRun> run, std::shared_ptr<ThreadPool> executor) {
+  for (;;) {
+    bool pending = false;
+    std::optional<StreamPart> part = run->next(&pending);
+    if (pending) {
+      co_await StepDone{run.get(), executor.get()};
+      continue;
+    }
+    if (!part) break;
+  }
+  co_return run->result();
+}
+}  // namespace
+
+// Lazy, as every Task: the run starts (and reports bad input) when awaited.
+Task<json> CompiledStateGraph::ainvoke(json input, RunConfig config) const {
+  std::shared_ptr<const internal::GraphData> g = data_;
+  // GCC 12 destroys some temporaries of a co_await operand twice: build the task first.
+  auto run = std::make_unique<internal::PregelRun>(g, input, std::move(config), std::vector<StreamMode>{});
+  Task<json> driven = drive(std::move(run), g->executor);
+  co_return co_await std::move(driven);
+}
+
+Task<json> CompiledStateGraph::ainvoke(Command input, RunConfig config) const {
+  std::shared_ptr<const internal::GraphData> g = data_;
+  auto run = std::make_unique<internal::PregelRun>(g, input, std::move(config), std::vector<StreamMode>{});
+  Task<json> driven = drive(std::move(run), g->executor);
+  co_return co_await std::move(driven);
+}
+
 Stream CompiledStateGraph::stream(const Command& input, const RunConfig& config, std::vector<StreamMode> modes) const {
   return Stream(std::make_unique<internal::PregelRun>(data_, input, config, modes));
 }

@@ -101,7 +101,8 @@ Task<Message> ChatModel::ainvoke(std::vector<Message> messages, const Runtime& r
   const bool streaming = rt.streams(StreamMode::messages);
   ChatRequest req = request(std::move(messages), streaming);
   json meta = streaming ? stream_metadata(*this) : json();
-  co_return co_await await_callback<Message>(rt, [&](Completion<Message> done) {
+  // (The awaiter is named: GCC 12 mishandles temporaries in a co_await operand.)
+  auto reply = await_callback<Message>(rt, [&](Completion<Message> done) {
     ChatCallbacks cb;
     if (streaming)
       cb.on_chunk = [&rt, meta = std::move(meta)](const ChatChunk& c) { rt.emit_message(c.to_json(), meta); };
@@ -109,6 +110,7 @@ Task<Message> ChatModel::ainvoke(std::vector<Message> messages, const Runtime& r
     cb.on_error = [done](std::exception_ptr e) { done.fail(std::move(e)); };
     start(std::move(req), std::move(cb));
   });
+  co_return co_await reply;
 }
 
 // --- ChatStream ---
@@ -221,7 +223,8 @@ json StructuredOutput::invoke(const std::vector<Message>& messages) const {
 }
 
 Task<json> StructuredOutput::ainvoke(std::vector<Message> messages, const Runtime& rt) const {
-  Message m = co_await model_->ainvoke(std::move(messages), rt);
+  Task<Message> call = model_->ainvoke(std::move(messages), rt);
+  Message m = co_await std::move(call);
   co_return parse_structured(m);
 }
 

@@ -109,7 +109,8 @@ Task<json> Tool::ainvoke(json args, const Runtime& rt) const {
   if (std::string err = validate(args); !err.empty())
     throw ToolArgumentError("tool '" + name_ + "': " + err);
   if (fn_) co_return fn_(args);
-  co_return co_await async_(std::move(args), rt);
+  Task<json> call = async_(std::move(args), rt);
+  co_return co_await std::move(call);
 }
 
 json Tool::to_openai() const {

@@ -19,7 +19,8 @@ CompiledStateGraph create_react_agent(std::shared_ptr<const ChatModel> model, st
     std::vector<Message> input;
     if (system) input.push_back(*system);
     for (Message& m : to_messages(s["messages"])) input.push_back(std::move(m));
-    Message reply = co_await bound->ainvoke(std::move(input), rt);
+    Task<Message> call = bound->ainvoke(std::move(input), rt);
+    Message reply = co_await std::move(call);
     int64_t remaining = rt.remaining_steps();
     if (budget) {
       const int64_t limit = rt.config().recursion_limit;

@@ -8,26 +8,16 @@
 namespace superstep {
 namespace {
 
-/// A coroutine started at once and never awaited: it reports through its callback.
-struct Detached {
-  struct promise_type {
-    Detached get_return_object() noexcept { return {}; }
-    std::suspend_never initial_suspend() noexcept { return {}; }
-    std::suspend_never final_suspend() noexcept { return {}; }
-    void return_void() noexcept {}
-    void unhandled_exception() noexcept { std::terminate(); }  // run_call catches everything
-  };
-};
-
 struct CallResult {
   json value;
   std::exception_ptr error;
 };
 
-Detached run_call(const Tool& tool, json args, const Runtime& rt, std::function<void(CallResult)> done) {
+internal::Detached run_call(const Tool& tool, json args, const Runtime& rt, std::function<void(CallResult)> done) {
   CallResult r;
   try {
-    r.value = co_await tool.ainvoke(std::move(args), rt);
+    Task<json> call = tool.ainvoke(std::move(args), rt);  // named: see Tool::ainvoke
+    r.value = co_await std::move(call);
   } catch (...) {
     r.error = std::current_exception();
   }
@@ -78,7 +68,7 @@ Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) c
   if (to_run > 0) {
     // Every call at once: each starts on the executor; blocking tools run there, async ones
     // suspend. The node resumes when the last one reports.
-    co_await await_callback<bool>(rt, [&](Completion<bool> all_done) {
+    auto all = await_callback<bool>(rt, [&](Completion<bool> all_done) {
       auto remaining = std::make_shared<std::atomic<std::size_t>>(to_run);
       for (std::size_t i = 0; i < n; ++i) {
         if (!chosen[i]) continue;
@@ -93,6 +83,7 @@ Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) c
         });
       }
     });
+    co_await all;
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (!chosen[i]) continue;
@@ -129,7 +120,8 @@ Task<NodeResult> ToolNode::operator()(const State& state, Runtime& rt) const {
   if (last.type != MessageType::ai)
     throw InvalidUpdateError("ToolNode: the last message in '" + options_.messages_key + "' is a " +
                              std::string(to_string(last.type)) + " message, not an AI message with tool calls");
-  std::vector<Message> replies = co_await run(last, rt);
+  Task<std::vector<Message>> calls = run(last, rt);
+  std::vector<Message> replies = co_await std::move(calls);
   json update = json::array();
   for (const Message& m : replies) update.push_back(m.to_json());
   co_return json{{options_.messages_key, std::move(update)}};

@@ -212,7 +212,7 @@ json PregelRun::take_state() {
   return out;
 }
 
-std::optional<StreamPart> PregelRun::next() {
+std::optional<StreamPart> PregelRun::next(bool* pending) {
   for (;;) {
     if (!ready_.empty()) {
       StreamPart p = std::move(ready_.front());
@@ -220,6 +220,13 @@ std::optional<StreamPart> PregelRun::next() {
       return p;
     }
     if (phase_ == Phase::done) return std::nullopt;
+    if (pending && phase_ == Phase::running && !(step_run_ && step_run_->solo && step_done_)) {
+      std::lock_guard lock(mutex_);
+      if (!step_done_) {
+        *pending = true;
+        return std::nullopt;
+      }
+    }
     try {
       advance();
     } catch (...) {
@@ -311,6 +318,13 @@ void PregelRun::dispatch() {
   }
   for (std::size_t i = 0; i < helpers; ++i) g_->executor->submit([job = spare_step_run_] { job->work(); });
   if (inline_tasks_ || start_step) sr->work();
+}
+
+bool PregelRun::wake_when_step_done(std::function<void()> wake) {
+  std::lock_guard lock(mutex_);
+  if (step_done_) return false;
+  wake_ = std::move(wake);
+  return true;
 }
 
 void PregelRun::wait_for_step() {

@@ -177,7 +177,13 @@ class PregelRun {
   PregelRun& operator=(const PregelRun&) = delete;
 
   /// The next stream part, or nullopt when the run has ended. Throws the run's error.
-  std::optional<StreamPart> next();
+  /// `pending` (an asynchronous driver): instead of blocking while a step runs, returns nullopt
+  /// with *pending = true; wake_when_step_done() then says when to call again.
+  std::optional<StreamPart> next(bool* pending = nullptr);
+  /// For an asynchronous driver: arranges for `wake` to be called (once, from the thread that
+  /// finishes the step) when the running step is done. Returns false, without keeping `wake`,
+  /// when it is done already.
+  bool wake_when_step_done(std::function<void()> wake);
   /// The current state (every key with a value).
   json state_json() const;
   /// The final state, moved out of the channels (the run is over).
@@ -338,10 +344,11 @@ class PregelRun {
   std::unique_ptr<Persist> cp_;               // null without a checkpointer
 
   std::deque<StreamPart> ready_;              // consumer's thread only
-  mutable std::mutex mutex_;                  // guards shared_parts_, streamed_ids_ and step_done_
+  mutable std::mutex mutex_;                  // guards shared_parts_, streamed_ids_, wake_ and step_done_
   std::condition_variable cv_;
   std::deque<StreamPart> shared_parts_;
   std::unordered_set<std::string> streamed_ids_;  // messages mode: ids already sent
+  std::function<void()> wake_;                    // an asynchronous driver's wake-up
   bool step_done_ = false;
 };
 

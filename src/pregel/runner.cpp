@@ -348,9 +348,15 @@ void PregelRun::task_finished(PregelTask& t) {
   }
   if (sr->max_concurrency > 0) sr->inflight.fetch_sub(1);
   if (sr->remaining.fetch_sub(1) == 1) {
-    std::lock_guard lock(mutex_);
-    step_done_ = true;
-    cv_.notify_all();
+    std::function<void()> wake;
+    {
+      std::lock_guard lock(mutex_);
+      step_done_ = true;
+      wake = std::move(wake_);
+      wake_ = nullptr;
+      cv_.notify_all();
+    }
+    if (wake) wake();
   }
 }
 

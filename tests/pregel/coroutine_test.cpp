@@ -174,3 +174,82 @@ TEST(Coroutine, CustomStreamFromCoroutine) {
   json parts = collect(g.compile().stream(json::object(), {}, {sp::StreamMode::custom}));
   EXPECT_EQ(parts, json::parse(R"([["custom", "before"], ["custom", "after"]])"));
 }
+
+// --- ainvoke: whole runs as coroutines ---
+
+TEST(AsyncInvoke, SameResultAsInvoke) {
+  sp::StateGraph g(trace_schema());
+  g.add_node("wait", [](const sp::State& s, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    co_await sp::sleep_for(rt, 2ms);
+    co_return json{{"n", s.get<int>("n") + 1}, {"trace", {"wait"}}};
+  });
+  g.add_node("a", tracer("a")).add_node("b", tracer("b"));
+  g.add_edge(sp::START, "wait").add_edge("wait", "a").add_edge("wait", "b");
+  for (std::size_t workers : {1, 2, 8}) {
+    auto app = g.compile({.executor = std::make_shared<sp::ThreadPool>(workers)});
+    EXPECT_EQ(sp::sync_wait(app.ainvoke(json{{"n", 1}})), app.invoke(json{{"n", 1}})) << workers << " workers";
+  }
+}
+
+TEST(AsyncInvoke, ThousandRunsWaitingAtOnceShareTwoThreads) {
+  // Each run: a plain node, then a node waiting 1 s, then a plain node. Driven by ainvoke, no
+  // run holds a thread while its node waits: the thousand waits overlap (starting them all
+  // takes well under the second, even under sanitizers).
+  constexpr int kRuns = 1000;
+  std::atomic<int> waiting{0}, peak{0};
+  std::mutex m;
+  std::set<std::thread::id> threads;
+  sp::StateGraph g(trace_schema());
+  g.add_node("before", tracer("before"));
+  g.add_node("wait", [&](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    int now = ++waiting;
+    for (int p = peak.load(); now > p && !peak.compare_exchange_weak(p, now);) {
+    }
+    co_await sp::sleep_for(rt, 1000ms);
+    --waiting;
+    {
+      std::lock_guard lock(m);
+      threads.insert(std::this_thread::get_id());
+    }
+    co_return json{{"trace", {"wait"}}};
+  });
+  g.add_node("after", tracer("after"));
+  g.add_edge(sp::START, "before").add_edge("before", "wait").add_edge("wait", "after");
+  auto app = g.compile({.executor = std::make_shared<sp::ThreadPool>(2)});
+  std::vector<sp::Task<json>> runs;
+  for (int i = 0; i < kRuns; ++i) runs.push_back(app.ainvoke(json{{"n", i}}));
+  std::vector<json> results = sp::sync_wait(sp::when_all(std::move(runs)));
+  ASSERT_EQ(results.size(), static_cast<std::size_t>(kRuns));
+  for (int i = 0; i < kRuns; ++i) EXPECT_EQ(results[i], (json{{"n", i}, {"trace", {"before", "wait", "after"}}}));
+  EXPECT_EQ(peak.load(), kRuns);     // every run was waiting at the same time
+  EXPECT_LE(threads.size(), 2u);     // and they resumed on the pool's two threads
+}
+
+TEST(AsyncInvoke, ErrorsAndInterruptsReachTheAwaiter) {
+  sp::StateGraph g(trace_schema());
+  g.add_node("boom", [](const sp::State& s, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    co_await sp::sleep_for(rt, 1ms);
+    if (s.get<int>("n") < 0) throw std::runtime_error("negative");
+    co_return json{{"trace", {"boom"}}};
+  });
+  g.add_edge(sp::START, "boom");
+  auto app = g.compile();
+  EXPECT_THROW(sp::sync_wait(app.ainvoke(json{{"n", -1}})), sp::NodeError);
+  std::vector<sp::Task<json>> runs;
+  runs.push_back(app.ainvoke(json{{"n", 1}}));
+  runs.push_back(app.ainvoke(json{{"n", -1}}));
+  EXPECT_THROW(sp::sync_wait(sp::when_all(std::move(runs))), sp::NodeError);
+  EXPECT_THROW(sp::sync_wait(app.ainvoke(json{{"nope", 1}})), sp::InvalidUpdateError);
+
+  sp::StateGraph h(trace_schema());
+  h.add_node("ask", [](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    return json{{"trace", {sp::interrupt(rt, "ok?").get<std::string>()}}};
+  });
+  h.add_edge(sp::START, "ask");
+  auto paused_app = h.compile({.checkpointer = std::make_shared<sp::InMemorySaver>()});
+  sp::RunConfig cfg{.thread_id = "t"};
+  json paused = sp::sync_wait(paused_app.ainvoke(json{{"n", 1}}, cfg));
+  EXPECT_EQ(paused["__interrupt__"][0]["value"], "ok?");
+  json done = sp::sync_wait(paused_app.ainvoke(sp::Command{.resume = "yes"}, cfg));
+  EXPECT_EQ(done["trace"], json({"yes"}));
+}

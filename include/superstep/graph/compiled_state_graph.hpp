@@ -14,6 +14,7 @@
 #include "superstep/json.hpp"
 #include "superstep/state_snapshot.hpp"
 #include "superstep/stream.hpp"
+#include "superstep/task.hpp"
 #include "superstep/types.hpp"
 
 namespace superstep {
@@ -35,6 +36,15 @@ class CompiledStateGraph {
   json invoke(const Command& input, const RunConfig& config = {}) const;
 
   /// Runs the graph, yielding parts of the requested modes while it runs.
+  /// invoke as a coroutine: the run holds no thread while its nodes wait (on a model, a tool, a
+  /// timer); between steps it continues on the graph's executor. A thousand concurrent runs
+  /// need only the executor's threads:
+  ///   std::vector<sp::Task<json>> runs; for (...) runs.push_back(app.ainvoke(input, cfg));
+  ///   auto results = sp::sync_wait(sp::when_all(std::move(runs)));
+  /// The graph must outlive the task.
+  Task<json> ainvoke(json input, RunConfig config = {}) const;
+  Task<json> ainvoke(Command input, RunConfig config) const;
+
   Stream stream(const json& input, const RunConfig& config = {},
                 std::vector<StreamMode> modes = {StreamMode::values}) const;
   Stream stream(const Command& input, const RunConfig& config = {},
