@@ -23,7 +23,8 @@ int usage(const std::string& why) {
             << "usage: superstep-bench WORKLOAD [N] [REPS] [--saver memory|sqlite|postgres] [--typed] "
                "[--durability sync|async|exit]\n"
             << "workloads: sequential (N=1000), fanout (1000), react_loop (200), wide_state (100), "
-               "parallel_branches (50), checkpointed (200)\n";
+               "parallel_branches (50), checkpointed (200), conversation_storage (1000),\n"
+               "           concurrent_agents (1000; --workers K, default 2); react_loop --prebuilt (ToolNode path)\n";
   return 2;
 }
 
@@ -39,6 +40,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> positional;
   std::string saver = "memory";
   bool typed = false;
+  bool prebuilt = false;
+  int workers = 2;
   std::string durability = "async";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -46,6 +49,8 @@ int main(int argc, char** argv) {
     else if (a == "--durability" && i + 1 < argc) durability = argv[++i];
     else if (a.rfind("--saver=", 0) == 0) saver = a.substr(8);
     else if (a == "--typed") typed = true;
+    else if (a == "--prebuilt") prebuilt = true;
+    else if (a == "--workers" && i + 1 < argc) workers = std::stoi(argv[++i]);
     else if (a == "-h" || a == "--help") return usage("help"), 0;
     else positional.push_back(a);
   }
@@ -53,7 +58,7 @@ int main(int argc, char** argv) {
   const std::string name = positional[0];
   static const std::map<std::string, int> defaults = {
       {"sequential", 1000}, {"fanout", 1000}, {"react_loop", 200}, {"wide_state", 100}, {"parallel_branches", 50},
-      {"checkpointed", 200}, {"conversation_storage", 1000}};
+      {"checkpointed", 200}, {"conversation_storage", 1000}, {"concurrent_agents", 1000}};
   auto it = defaults.find(name);
   if (it == defaults.end()) return usage("unknown workload '" + name + "'");
   if (saver != "memory" && saver != "sqlite" && saver != "postgres")
@@ -67,14 +72,17 @@ int main(int argc, char** argv) {
   if (typed && name == "parallel_branches") return usage("parallel_branches has no typed form");
 
   int n = positional.size() > 1 ? std::stoi(positional[1]) : it->second;
-  int reps = positional.size() > 2 ? std::stoi(positional[2]) : name == "conversation_storage" ? 1 : 10;
+  int reps = positional.size() > 2 ? std::stoi(positional[2]) : name == "conversation_storage" ? 1 : name == "concurrent_agents" ? 3 : 10;
   if (n < 1 || reps < 1) return usage("N and REPS must be positive");
 
   const superstep::Durability dur = durability == "sync"   ? superstep::Durability::sync
                                     : durability == "exit" ? superstep::Durability::exit
                                                            : superstep::Durability::async;
   if (name == "conversation_storage" && typed) return usage("conversation_storage has no typed form");
+  if (prebuilt && name != "react_loop") return usage("--prebuilt applies to react_loop");
   bench::Workload w = name == "checkpointed"           ? bench::make_checkpointed(n, saver, dur)
+                      : name == "concurrent_agents"    ? bench::make_concurrent_agents(n, workers)
+                      : prebuilt                       ? bench::make_react_loop_prebuilt(n)
                       : name == "conversation_storage" ? bench::make_conversation_storage(n)
                       : typed ? (name == "sequential"   ? bench::make_sequential_typed(n)
                                : name == "fanout"     ? bench::make_fanout_typed(n)
@@ -115,7 +123,7 @@ int main(int argc, char** argv) {
   std::vector<double> warm(times.begin() + (times.size() > 1 ? 1 : 0), times.end());
   std::sort(warm.begin(), warm.end());
   double median = warm_median(times);
-  json line = {{"name", typed ? name + " --typed" : name},
+  json line = {{"name", typed ? name + " --typed" : prebuilt ? name + " --prebuilt" : name},
                {"n", n},
                {"ms", cold},
                {"warm_ms_median", median},

@@ -55,6 +55,11 @@ Workload make_checkpointed(int n, const std::string& saver, superstep::Durabilit
 /// delta storage and with whole values.
 Workload make_conversation_storage(int turns);
 
+/// react_loop on the prebuilt path: sp::ToolNode with a real Tool, sp::tools_condition.
+Workload make_react_loop_prebuilt(int n);
+/// N create_react_agent runs at once (ainvoke) against the test server answering after 20 ms.
+Workload make_concurrent_agents(int n, int workers);
+
 // Typed state (--typed): the result is checked inside run(), on the struct.
 Workload make_sequential_typed(int n);
 Workload make_fanout_typed(int n);

@@ -1,7 +1,11 @@
 #include "llm/http_loop.hpp"
 
 #include <curl/curl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -145,8 +149,47 @@ struct HttpLoop::Impl {
     }
   }
 
+  // --- event loop: epoll over the transfers' sockets (curl_multi_socket_action), so each
+  // wake-up costs O(sockets that are ready), not O(transfers in flight).
+  int epoll_fd = -1;
+  int wake_fd = -1;                       // eventfd: start() and the destructor wake the loop
+  Clock::time_point curl_deadline = Clock::time_point::max();
+
+  static int on_socket(CURL*, curl_socket_t s, int what, void* userp, void* socketp) {
+    auto* self = static_cast<Impl*>(userp);
+    epoll_event ev{};
+    ev.data.fd = s;
+    if (what == CURL_POLL_REMOVE) {
+      if (socketp) epoll_ctl(self->epoll_fd, EPOLL_CTL_DEL, s, nullptr);
+      curl_multi_assign(self->multi, s, nullptr);
+      return 0;
+    }
+    ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+    if (socketp) {
+      epoll_ctl(self->epoll_fd, EPOLL_CTL_MOD, s, &ev);
+    } else {
+      epoll_ctl(self->epoll_fd, EPOLL_CTL_ADD, s, &ev);
+      curl_multi_assign(self->multi, s, self);  // marks the socket as registered
+    }
+    return 0;
+  }
+
+  static int on_timer(CURLM*, long timeout_ms, void* userp) {
+    auto* self = static_cast<Impl*>(userp);
+    self->curl_deadline = timeout_ms < 0 ? Clock::time_point::max() : Clock::now() + std::chrono::milliseconds(timeout_ms);
+    return 0;
+  }
+
+  void drain_done() {
+    int left = 0;
+    while (CURLMsg* m = curl_multi_info_read(multi, &left))
+      if (m->msg == CURLMSG_DONE) finish(m->easy_handle, m->data.result);
+  }
+
   void run() {
     std::vector<Pending> batch;
+    epoll_event events[128];
+    int running = 0;
     for (;;) {
       {
         std::lock_guard lock(mutex);
@@ -163,20 +206,31 @@ struct HttpLoop::Impl {
         add(std::move(delayed.begin()->second));
         delayed.erase(delayed.begin());
       }
-      int running = 0;
-      curl_multi_perform(multi, &running);
-      int left = 0;
-      while (CURLMsg* m = curl_multi_info_read(multi, &left))
-        if (m->msg == CURLMSG_DONE) finish(m->easy_handle, m->data.result);
-      long wait_ms = 1000;
-      long curl_ms = -1;
-      curl_multi_timeout(multi, &curl_ms);
-      if (curl_ms >= 0) wait_ms = std::min(wait_ms, curl_ms);
-      if (!delayed.empty()) {
-        auto until = std::chrono::duration_cast<std::chrono::milliseconds>(delayed.begin()->first - Clock::now()).count();
-        wait_ms = std::min<long>(wait_ms, std::max<long>(0, until + 1));
+      if (curl_deadline <= Clock::now()) {
+        curl_deadline = Clock::time_point::max();
+        curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        drain_done();
       }
-      if (wait_ms > 0) curl_multi_poll(multi, nullptr, 0, static_cast<int>(wait_ms), nullptr);
+      auto until = std::min(curl_deadline, delayed.empty() ? Clock::time_point::max() : delayed.begin()->first);
+      long wait_ms = 1000;
+      if (until != Clock::time_point::max()) {
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+        wait_ms = std::clamp<long>(ms + 1, 0, 1000);
+        if (until <= Clock::now()) wait_ms = 0;
+      }
+      int n = epoll_wait(epoll_fd, events, 128, static_cast<int>(wait_ms));
+      for (int i = 0; i < n; ++i) {
+        int fd = events[i].data.fd;
+        if (fd == wake_fd) {
+          uint64_t v;
+          [[maybe_unused]] ssize_t r = ::read(wake_fd, &v, sizeof v);
+          continue;
+        }
+        int flags = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) | (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                    (events[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+        curl_multi_socket_action(multi, fd, flags, &running);
+      }
+      drain_done();
     }
     // Shut down: every transfer still known ends with an error.
     auto fail = [&](Transfer& t) {
@@ -194,12 +248,28 @@ struct HttpLoop::Impl {
     for (Pending& p : incoming) fail(*p.t);
     incoming.clear();
   }
+
+  void wake() const {
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t r = ::write(wake_fd, &one, sizeof one);
+  }
 };
 
 HttpLoop::HttpLoop() : impl_(std::make_unique<Impl>()) {
   static std::once_flag global;
   std::call_once(global, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   impl_->multi = curl_multi_init();
+  impl_->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  impl_->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (impl_->epoll_fd < 0 || impl_->wake_fd < 0) throw std::runtime_error("HttpLoop: epoll/eventfd failed");
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = impl_->wake_fd;
+  epoll_ctl(impl_->epoll_fd, EPOLL_CTL_ADD, impl_->wake_fd, &ev);
+  curl_multi_setopt(impl_->multi, CURLMOPT_SOCKETFUNCTION, &Impl::on_socket);
+  curl_multi_setopt(impl_->multi, CURLMOPT_SOCKETDATA, impl_.get());
+  curl_multi_setopt(impl_->multi, CURLMOPT_TIMERFUNCTION, &Impl::on_timer);
+  curl_multi_setopt(impl_->multi, CURLMOPT_TIMERDATA, impl_.get());
   impl_->thread = std::thread([this] { impl_->run(); });
 }
 
@@ -208,9 +278,11 @@ HttpLoop::~HttpLoop() {
     std::lock_guard lock(impl_->mutex);
     impl_->stopping = true;
   }
-  curl_multi_wakeup(impl_->multi);
+  impl_->wake();
   impl_->thread.join();
   curl_multi_cleanup(impl_->multi);
+  ::close(impl_->epoll_fd);
+  ::close(impl_->wake_fd);
 }
 
 void HttpLoop::start(HttpRequest req, HttpHandler handler, std::chrono::milliseconds delay) {
@@ -230,7 +302,7 @@ void HttpLoop::start(HttpRequest req, HttpHandler handler, std::chrono::millisec
     impl_->done(*t);
     return;
   }
-  curl_multi_wakeup(impl_->multi);
+  impl_->wake();
 }
 
 std::size_t HttpLoop::in_flight() const { return impl_->in_flight.load(); }

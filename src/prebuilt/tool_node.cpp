@@ -66,21 +66,26 @@ Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) c
     ++to_run;
   }
   if (to_run > 0) {
-    // Every call at once: each starts on the executor; blocking tools run there, async ones
-    // suspend. The node resumes when the last one reports.
+    // Every call at once: all but the last start on the executor, the last on this thread
+    // (one call costs no hand-off); blocking tools run where they start, async ones suspend.
+    // The node resumes when the last one reports.
     auto all = await_callback<bool>(rt, [&](Completion<bool> all_done) {
       auto remaining = std::make_shared<std::atomic<std::size_t>>(to_run);
+      std::size_t last = n;
+      while (!chosen[last - 1]) --last;
       for (std::size_t i = 0; i < n; ++i) {
         if (!chosen[i]) continue;
         const Tool* tool = chosen[i];
         CallResult* slot = &results[i];
         const json* args = &ai.tool_calls[i].args;
-        rt.post([tool, slot, args, &rt, remaining, all_done] {
+        auto start = [tool, slot, args, &rt, remaining, all_done] {
           run_call(*tool, *args, rt, [slot, remaining, all_done](CallResult r) {
             *slot = std::move(r);
             if (remaining->fetch_sub(1) == 1) all_done.complete(true);
           });
-        });
+        };
+        if (i + 1 == last) start();
+        else rt.post(std::move(start));
       }
     });
     co_await all;

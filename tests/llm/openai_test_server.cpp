@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -96,10 +98,10 @@ ScriptedReply reply_from_json(const json& j) {
   return r;
 }
 
-OpenAITestServer::OpenAITestServer(Handler handler, int threads) : impl_(std::make_unique<Impl>()), handler_(std::move(handler)) {
+OpenAITestServer::OpenAITestServer(Handler handler, int threads, bool keep_alive) : impl_(std::make_unique<Impl>()), handler_(std::move(handler)) {
   auto& svr = impl_->server;
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  svr.set_keep_alive_max_count(100000);
+  svr.set_keep_alive_max_count(keep_alive ? 100000 : 1);
   svr.set_keep_alive_timeout(1);  // httplib's stop() waits this long for idle connections
   svr.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
     json body = json::parse(req.body, nullptr, false);
@@ -152,6 +154,9 @@ OpenAITestServer::OpenAITestServer(Handler handler, int threads) : impl_(std::ma
   svr.set_socket_options([&listen_fd](int sock) {
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    // Accepted connections inherit it: without it a reply written in two parts waits for the
+    // client's delayed ACK (40 ms).
+    ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
     listen_fd = sock;
   });
   port_ = svr.bind_to_any_port("127.0.0.1");

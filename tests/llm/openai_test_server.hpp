@@ -39,7 +39,10 @@ class OpenAITestServer {
   using Handler = std::function<ScriptedReply(const nlohmann::json& request)>;
   /// Listens on a free loopback port. `threads`: connections served at once (each waiting
   /// reply holds one server thread; the client's side is what the tests measure).
-  explicit OpenAITestServer(Handler handler = {}, int threads = 16);
+  /// `keep_alive`: serve many requests per connection. httplib polls idle kept-alive
+  /// connections every millisecond from their threads, so a server for a thousand clients runs
+  /// without it (one request per connection).
+  explicit OpenAITestServer(Handler handler = {}, int threads = 16, bool keep_alive = true);
   ~OpenAITestServer();
   OpenAITestServer(const OpenAITestServer&) = delete;
   OpenAITestServer& operator=(const OpenAITestServer&) = delete;

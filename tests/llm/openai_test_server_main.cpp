@@ -1,11 +1,14 @@
 // superstep-openai-test-server: the local OpenAI-compatible test server as a program.
 //
-//   superstep-openai-test-server [--script replies.json] [--delay-ms N] -- command args...
+//   superstep-openai-test-server [--script replies.json] [--delay-ms N] [--threads N] [--react]
+//                                [-- command args...]
 //
 // Starts the server on a free loopback port, runs `command` with OPENAI_BASE_URL,
 // OPENAI_API_KEY and SUPERSTEP_MODEL pointing at it, and exits with the command's status.
 // Without a command it prints the base URL and serves until killed. Replies come from the
-// script (a JSON array of replies, in order), then echo the last message.
+// script (a JSON array of replies, in order), then echo the last message; with --react, a
+// request offering tools whose last message is not a tool result calls the first tool with {},
+// and a tool result is answered "done: <result>" (a two-turn ReAct agent).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,29 +22,42 @@ int main(int argc, char** argv) {
   using superstep::testing::OpenAITestServer;
   std::string script;
   int delay_ms = 0;
+  int threads = 64;
+  bool react = false;
+  bool keep_alive = true;
   int i = 1;
   for (; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--script" && i + 1 < argc) script = argv[++i];
     else if (a == "--delay-ms" && i + 1 < argc) delay_ms = std::stoi(argv[++i]);
+    else if (a == "--threads" && i + 1 < argc) threads = std::stoi(argv[++i]);
+    else if (a == "--react") react = true;
+    else if (a == "--no-keep-alive") keep_alive = false;
     else if (a == "--") {
       ++i;
       break;
     } else {
-      std::cerr << "usage: superstep-openai-test-server [--script replies.json] [--delay-ms N] [-- command args...]\n";
+      std::cerr << "usage: superstep-openai-test-server [--script replies.json] [--delay-ms N] [--threads N] [--react] [--no-keep-alive] [-- command args...]\n";
       return 2;
     }
   }
-  OpenAITestServer::Handler echo_late;
-  if (delay_ms > 0)
-    echo_late = [delay_ms](const nlohmann::json& req) {
-      superstep::testing::ScriptedReply r;
-      const auto& msgs = req["messages"];
-      r.content = "echo: " + (msgs.empty() ? std::string() : msgs.back().value("content", std::string()));
-      r.delay = std::chrono::milliseconds(delay_ms);
-      return r;
-    };
-  OpenAITestServer server(echo_late, 64);
+  OpenAITestServer::Handler handler = [delay_ms, react](const nlohmann::json& req) {
+    superstep::testing::ScriptedReply r;
+    const auto& msgs = req["messages"];
+    const nlohmann::json last = msgs.empty() ? nlohmann::json::object() : msgs.back();
+    std::string text = last.value("content", nlohmann::json("")).is_string() ? last["content"].get<std::string>() : "";
+    if (react && last.value("role", "") == "tool") {
+      r.content = "done: " + text;
+    } else if (react && req.contains("tools") && !req["tools"].empty()) {
+      r.tool_calls = {{"call_" + std::to_string(msgs.size()), req["tools"][0]["function"]["name"].get<std::string>(),
+                       nlohmann::json::object()}};
+    } else {
+      r.content = "echo: " + text;
+    }
+    r.delay = std::chrono::milliseconds(delay_ms);
+    return r;
+  };
+  OpenAITestServer server(handler, threads, keep_alive);
   if (!script.empty()) {
     std::ifstream in(script);
     if (!in) {
