@@ -13,6 +13,7 @@
 #include "superstep/stream.hpp"
 
 namespace superstep {
+class BaseStore;
 namespace internal {
 class TaskContext;
 }
@@ -43,6 +44,9 @@ class Runtime {
   /// LangGraph's RemainingSteps: supersteps this invocation may still take before the
   /// recursion limit stops it (counting this one).
   int64_t remaining_steps() const;
+  /// The long-term memory store (CompileOptions::store; a subgraph without one uses its
+  /// parent's), or nullptr when the graph has none.
+  BaseStore* store() const;
   /// True once the run is being stopped (a sibling failed, or the stream was dropped).
   bool cancelled() const;
 

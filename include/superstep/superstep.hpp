@@ -27,6 +27,8 @@
 #include "superstep/schema.hpp"
 #include "superstep/state.hpp"
 #include "superstep/state_snapshot.hpp"
+#include "superstep/store/base_store.hpp"
+#include "superstep/store/memory_store.hpp"
 #include "superstep/stream.hpp"
 #include "superstep/task.hpp"
 #include "superstep/typed.hpp"

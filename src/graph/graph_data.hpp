@@ -14,6 +14,7 @@
 #include "superstep/channels/channel.hpp"
 #include "superstep/checkpoint/saver.hpp"
 #include "superstep/executor.hpp"
+#include "superstep/store/base_store.hpp"
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/graph/node.hpp"
 #include "superstep/graph/state_graph.hpp"
@@ -129,6 +130,7 @@ struct GraphData {
   std::vector<std::string> interrupt_before;
   std::vector<std::string> interrupt_after;
   std::shared_ptr<ThreadPool> executor;
+  std::shared_ptr<BaseStore> store;  // CompileOptions::store; may be null
   std::vector<std::string> warnings;
   DrawableGraph drawable;
 

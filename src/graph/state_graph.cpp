@@ -288,6 +288,7 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
   g->interrupt_before = options.interrupt_before;
   g->interrupt_after = options.interrupt_after;
   g->checkpointer = options.checkpointer;
+  g->store = options.store;
 
   auto add_channel = [&](std::string name, internal::ChannelRole role, std::unique_ptr<Channel> proto) {
     int id = static_cast<int>(g->channels.size());

@@ -45,6 +45,7 @@ CompiledStateGraph create_react_agent(std::shared_ptr<const ChatModel> model, st
   CompileOptions co;
   co.executor = options.executor;
   co.checkpointer = options.checkpointer;
+  co.store = options.store;
   if (options.interrupt_before_tools && !tools.empty()) co.interrupt_before = {"tools"};
   co.name = options.name;
   return g.compile(co);

@@ -218,6 +218,8 @@ class PregelRun {
   json message_metadata(const PregelTask& t) const;
   void on_async_done(PregelTask& t);
 
+  /// The long-term store: the graph's own, else (a subgraph) the parent's; may be null.
+  BaseStore* store() const noexcept { return g_->store ? g_->store.get() : parent_ ? parent_->store : nullptr; }
   /// The checkpointer: the graph's own, else (a subgraph) the parent's; may be null.
   std::shared_ptr<CheckpointSaver> saver() const noexcept {
     return g_->checkpointer ? g_->checkpointer : parent_ ? parent_->saver : nullptr;

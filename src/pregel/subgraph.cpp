@@ -21,6 +21,7 @@ std::string PregelRun::task_ns(const PregelTask& t) const {
 NodeResult PregelRun::run_subgraph(PregelTask& t, const std::shared_ptr<const GraphData>& child, const State& state) {
   ParentLink link;
   link.saver = child->checkpointer ? child->checkpointer : saver();
+  link.store = child->store ? child->store.get() : store();
   if (parent_) {
     link.parents = parent_->parents;
     link.ns = parent_->ns;

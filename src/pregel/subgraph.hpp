@@ -9,6 +9,7 @@
 #include <string>
 
 #include "superstep/checkpoint/saver.hpp"
+#include "superstep/store/base_store.hpp"
 #include "superstep/graph/node.hpp"
 #include "superstep/json.hpp"
 #include "superstep/types.hpp"
@@ -21,6 +22,7 @@ class PregelRun;
 /// What a subgraph's run inherits from the task running it.
 struct ParentLink {
   std::shared_ptr<CheckpointSaver> saver;  ///< the parent's, when the subgraph has none
+  BaseStore* store = nullptr;              ///< the parent's store, when the subgraph has none
   json parents = json::object();           ///< checkpoint metadata "parents": namespace -> checkpoint id
   std::vector<std::string> ns;             ///< stream namespace: one "node:task_id" per level
 };

@@ -22,6 +22,7 @@
 
 #include "superstep/checkpoint/saver.hpp"
 #include "superstep/executor.hpp"
+#include "superstep/store/base_store.hpp"
 #include "superstep/graph/compiled_state_graph.hpp"
 #include "superstep/graph/node.hpp"
 #include "superstep/graph/typed_model.hpp"
@@ -64,6 +65,8 @@ struct CompileOptions {
   std::optional<RetryPolicy> retry_policy;      ///< default for nodes without their own
   /// Where runs persist their checkpoints (thread_id required in RunConfig when set).
   std::shared_ptr<CheckpointSaver> checkpointer;
+  /// Long-term memory nodes reach through Runtime::store() (shared across threads and runs).
+  std::shared_ptr<BaseStore> store;
   std::vector<std::string> interrupt_before;    ///< pause before these nodes run ("*" = all)
   std::vector<std::string> interrupt_after;     ///< pause after these nodes ran
   std::string name = "LangGraph";               ///< the graph's name in errors and drawings

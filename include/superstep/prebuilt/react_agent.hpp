@@ -29,6 +29,7 @@ namespace superstep {
 struct ReactAgentOptions {
   std::string prompt;                              ///< system prompt ("" = none)
   std::shared_ptr<CheckpointSaver> checkpointer;   ///< conversation memory, pauses
+  std::shared_ptr<BaseStore> store;                ///< long-term memory for the tools (Runtime::store())
   bool interrupt_before_tools = false;             ///< pause for approval before running tools
   std::optional<int> step_budget;                  ///< supersteps one invocation may use (≤ recursion limit)
   ToolNodeOptions tool_node;                       ///< error handling of the tools node
