@@ -72,12 +72,141 @@ void OpenAIStreamReader::feed(std::string_view bytes, const std::function<void(c
   sse_.feed(bytes, [&](std::string_view, std::string_view data) { event(data, on_chunk); });
 }
 
+namespace {
+
+/// The fields of a chat.completion.chunk, read without building a DOM (a chunk is mostly
+/// boilerplate around a few bytes of text). Anything unusual (usage, error, a content that is
+/// not a string) sets `unusual`, and the reader falls back to the full parse.
+struct ChunkSax {
+  struct Frame {
+    bool array = false;
+    std::string key;  // objects: the current key
+    int elem = -1;    // arrays: the current element's index
+  };
+  struct Piece {
+    int index = -1;
+    std::string id, name, args;
+  };
+  std::vector<Frame> frames;
+  std::string id, model, finish_reason, content;
+  std::vector<Piece> pieces;
+  bool unusual = false;
+
+  // Where a value lands: 0 top, then the path choices[0].delta.tool_calls[k].function.
+  bool at(std::size_t depth) const { return frames.size() == depth; }
+  bool in_choice0() const { return frames.size() >= 3 && frames[0].key == "choices" && frames[1].array && frames[1].elem == 0; }
+  bool in_delta() const { return frames.size() >= 4 && in_choice0() && frames[2].key == "delta"; }
+  bool in_call() const { return frames.size() >= 6 && in_delta() && frames[3].key == "tool_calls" && frames[4].array; }
+  Piece& piece() {
+    std::size_t k = static_cast<std::size_t>(frames[4].elem);
+    if (pieces.size() <= k) pieces.resize(k + 1);
+    return pieces[k];
+  }
+  void element() {
+    if (!frames.empty() && frames.back().array) ++frames.back().elem;
+  }
+  bool scalar(bool non_null) {
+    element();
+    if (non_null && at(1) && (frames[0].key == "usage" || frames[0].key == "error")) unusual = true;
+    if (non_null && in_delta() && at(4) && frames[3].key == "content") unusual = true;  // content blocks
+    return true;
+  }
+
+  bool null() { return scalar(false); }
+  bool boolean(bool) { return scalar(true); }
+  bool number_integer(json::number_integer_t v) { return number(static_cast<int64_t>(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return number(static_cast<int64_t>(v)); }
+  bool number_float(json::number_float_t, const std::string&) { return scalar(true); }
+  bool number(int64_t v) {
+    if (in_call() && at(6) && frames[5].key == "index") {
+      element();
+      piece().index = static_cast<int>(v);
+      return true;
+    }
+    return scalar(true);
+  }
+  bool string(std::string& v) {
+    element();
+    if (at(1)) {
+      if (frames[0].key == "id") id = std::move(v);
+      else if (frames[0].key == "model") model = std::move(v);
+      else if (frames[0].key == "error") unusual = true;
+    } else if (at(3) && in_choice0() && frames[2].key == "finish_reason") {
+      finish_reason = std::move(v);
+    } else if (at(4) && in_delta() && frames[3].key == "content") {
+      content = std::move(v);
+    } else if (at(6) && in_call() && frames[5].key == "id") {
+      piece().id = std::move(v);
+    } else if (at(7) && in_call() && frames[5].key == "function") {
+      if (frames[6].key == "name") piece().name = std::move(v);
+      else if (frames[6].key == "arguments") piece().args = std::move(v);
+    }
+    return true;
+  }
+  bool binary(json::binary_t&) { return scalar(true); }
+  bool start_object(std::size_t) {
+    element();
+    if (at(1) && (frames[0].key == "usage" || frames[0].key == "error")) unusual = true;
+    frames.push_back({});
+    if (frames.size() == 6 && in_call()) piece();  // a call piece without fields still counts
+    return true;
+  }
+  bool end_object() {
+    frames.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) {
+    element();
+    if (in_delta() && at(4) && frames[3].key == "content") unusual = true;
+    frames.push_back({true, {}, -1});
+    return true;
+  }
+  bool end_array() {
+    frames.pop_back();
+    return true;
+  }
+  bool key(std::string& k) {
+    frames.back().key = std::move(k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+};
+
+}  // namespace
+
 void OpenAIStreamReader::event(std::string_view data, const std::function<void(const ChatChunk&)>& on_chunk) {
   if (done_) return;
   if (data == "[DONE]") {
     done_ = true;
     return;
   }
+  ChunkSax sax;
+  sax.frames.reserve(8);
+  if (!json::sax_parse(data, &sax) || sax.unusual || !sax.frames.empty()) return event_dom(data, on_chunk);
+  if (id_.empty()) id_ = sax.id.empty() ? "run-" + uuid4() : std::move(sax.id);
+  if (model_.empty()) model_ = std::move(sax.model);
+  if (!sax.finish_reason.empty()) finish_reason_ = std::move(sax.finish_reason);
+  ChatChunk chunk;
+  chunk.id = id_;
+  chunk.content = std::move(sax.content);
+  for (ChunkSax::Piece& p : sax.pieces) {
+    int index = p.index >= 0 ? p.index : static_cast<int>(calls_.size());
+    PartialCall& call = calls_[index];
+    if (!p.id.empty()) call.id = p.id;
+    call.name += p.name;
+    call.args += p.args;
+    chunk.tool_call_chunks.push_back({{"index", index},
+                                      {"id", p.id.empty() ? json(nullptr) : json(std::move(p.id))},
+                                      {"name", p.name.empty() ? json(nullptr) : json(std::move(p.name))},
+                                      {"args", std::move(p.args)},
+                                      {"type", "tool_call_chunk"}});
+  }
+  if (!finish_reason_.empty()) chunk.response_metadata["finish_reason"] = finish_reason_;
+  content_ += chunk.content;
+  if (!chunk.content.empty() || !chunk.tool_call_chunks.empty()) on_chunk(chunk);
+}
+
+void OpenAIStreamReader::event_dom(std::string_view data, const std::function<void(const ChatChunk&)>& on_chunk) {
   json j = json::parse(data, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw ChatModelError("the stream sent an event that is not JSON: " + preview(data));
   if (auto e = j.find("error"); e != j.end() && !e->is_null())

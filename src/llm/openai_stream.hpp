@@ -29,6 +29,8 @@ class OpenAIStreamReader {
 
  private:
   void event(std::string_view data, const std::function<void(const ChatChunk&)>& on_chunk);
+  /// The general path: the whole event as a DOM (errors, usage, content blocks).
+  void event_dom(std::string_view data, const std::function<void(const ChatChunk&)>& on_chunk);
 
   struct PartialCall {
     std::string id, name, args;
