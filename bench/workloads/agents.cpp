@@ -77,8 +77,7 @@ struct ServerProcess {
       dup2(fds[1], STDOUT_FILENO);
       close(fds[0]);
       std::string d = std::to_string(delay_ms), t = std::to_string(threads);
-      execl(program.c_str(), program.c_str(), "--delay-ms", d.c_str(), "--threads", t.c_str(), "--react", "--no-keep-alive",
-            nullptr);
+      execl(program.c_str(), program.c_str(), "--delay-ms", d.c_str(), "--threads", t.c_str(), "--react", "--event-loop", nullptr);
       _exit(127);
     }
     close(fds[1]);

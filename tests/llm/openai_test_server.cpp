@@ -77,6 +77,10 @@ std::string OpenAITestServer::event_stream(const ScriptedReply& reply, const std
   return out;
 }
 
+std::string OpenAITestServer::completion_body(const ScriptedReply& r, const std::string& id, const std::string& model) {
+  return r.raw_body.empty() ? completion(r, id, model).dump() : r.raw_body;
+}
+
 ScriptedReply reply_from_json(const json& j) {
   ScriptedReply r;
   r.status = j.value("status", 200);

@@ -63,6 +63,8 @@ class OpenAITestServer {
   /// The reply of a scripted step as the server would send it (used by the SSE benchmark):
   /// the event-stream text of `reply`.
   static std::string event_stream(const ScriptedReply& reply, const std::string& model);
+  /// The body of a non-streamed reply: a chat.completion (or raw_body).
+  static std::string completion_body(const ScriptedReply& reply, const std::string& id, const std::string& model);
 
  private:
   ScriptedReply next(const nlohmann::json& request);

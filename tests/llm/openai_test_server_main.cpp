@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "llm/epoll_test_server.hpp"
 #include "llm/openai_test_server.hpp"
 
 int main(int argc, char** argv) {
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   int threads = 64;
   bool react = false;
   bool keep_alive = true;
+  bool event_loop = false;
   int i = 1;
   for (; i < argc; ++i) {
     std::string a = argv[i];
@@ -33,11 +35,12 @@ int main(int argc, char** argv) {
     else if (a == "--threads" && i + 1 < argc) threads = std::stoi(argv[++i]);
     else if (a == "--react") react = true;
     else if (a == "--no-keep-alive") keep_alive = false;
+    else if (a == "--event-loop") event_loop = true;
     else if (a == "--") {
       ++i;
       break;
     } else {
-      std::cerr << "usage: superstep-openai-test-server [--script replies.json] [--delay-ms N] [--threads N] [--react] [--no-keep-alive] [-- command args...]\n";
+      std::cerr << "usage: superstep-openai-test-server [--script replies.json] [--delay-ms N] [--threads N] [--react] [--no-keep-alive] [--event-loop] [-- command args...]\n";
       return 2;
     }
   }
@@ -57,6 +60,19 @@ int main(int argc, char** argv) {
     r.delay = std::chrono::milliseconds(delay_ms);
     return r;
   };
+  if (event_loop) {
+    // One epoll thread (load tests): scripts are not supported here, only the handler.
+    superstep::testing::EpollTestServer fast(handler);
+    std::cout << fast.base_url() << std::endl;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigprocmask(SIG_BLOCK, &set, nullptr);
+    int sig = 0;
+    sigwait(&set, &sig);
+    return 0;
+  }
   OpenAITestServer server(handler, threads, keep_alive);
   if (!script.empty()) {
     std::ifstream in(script);
