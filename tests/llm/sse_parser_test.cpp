@@ -4,6 +4,7 @@
 #include "llm/openai_stream.hpp"
 #include "llm/openai_test_server.hpp"
 #include "llm/sse_parser.hpp"
+#include "superstep/errors.hpp"
 
 using superstep::internal::OpenAIStreamReader;
 using superstep::internal::SseParser;
@@ -71,5 +72,30 @@ TEST(OpenAIStreamReader, TheServersStreamSplitAnywhereGivesTheSameMessage) {
     ASSERT_EQ(m.tool_calls.size(), 1u);
     EXPECT_EQ(m.tool_calls[0].args, json({{"q", "x y"}, {"n", 3}}));
     EXPECT_EQ(m.id, "chatcmpl-bench");
+  }
+}
+
+TEST(OpenAIStreamReader, UnusualEventsTakeTheFullParse) {
+  // usage (the last chunk), content blocks, and an error event mid-stream.
+  OpenAIStreamReader reader;
+  std::string content;
+  auto on = [&](const superstep::ChatChunk& c) { content += c.content; };
+  reader.feed("data: {\"id\":\"c1\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n", on);
+  reader.feed("data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n", on);
+  reader.feed("data: {\"id\":\"c1\",\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1,\"total_tokens\":4}}\n\n", on);
+  reader.feed("data: [DONE]\n\n", on);
+  superstep::Message m = reader.finish();
+  EXPECT_EQ(content, "Hi");
+  EXPECT_EQ(m.response_metadata["usage"]["total_tokens"], 4);
+  EXPECT_EQ(m.response_metadata["finish_reason"], "stop");
+  EXPECT_EQ(m.response_metadata["model_name"], "m");
+
+  OpenAIStreamReader failing;
+  failing.feed("data: {\"id\":\"c2\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n", on);
+  try {
+    failing.feed("data: {\"error\":{\"message\":\"model overloaded\",\"type\":\"server_error\"}}\n\n", on);
+    FAIL() << "expected ChatModelError";
+  } catch (const superstep::ChatModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("the server reported an error mid-stream: model overloaded"), std::string::npos);
   }
 }
