@@ -329,3 +329,51 @@ TEST(Tool, ArgumentsAreCheckedAgainstTheSchema) {
   EXPECT_EQ(sp::Tool::content_of("text"), "text");
   EXPECT_EQ(sp::Tool::content_of(json{{"x", 1}}), R"({"x":1})");
 }
+
+// --- typed_tool: the schema from a struct ---
+#include <superstep/llm/typed_tool.hpp>
+
+struct Place {
+  std::string city;
+  std::optional<std::string> country;
+};
+struct WeatherArgs {
+  Place place;
+  int days = 1;
+  double min_temp = 0;
+  bool hourly = false;
+  std::vector<std::string> fields;
+  std::optional<int> limit;
+};
+SUPERSTEP_STATE(Place, SUPERSTEP_FIELD(Place, city), SUPERSTEP_FIELD(Place, country));
+SUPERSTEP_STATE(WeatherArgs, SUPERSTEP_FIELD(WeatherArgs, place), SUPERSTEP_FIELD(WeatherArgs, days),
+                SUPERSTEP_FIELD(WeatherArgs, min_temp), SUPERSTEP_FIELD(WeatherArgs, hourly),
+                SUPERSTEP_FIELD(WeatherArgs, fields), SUPERSTEP_FIELD(WeatherArgs, limit));
+
+TEST(TypedTool, SchemaFromTheStructAndArgumentsConverted) {
+  sp::Tool t = sp::typed_tool<WeatherArgs>(
+      "weather", "Forecast.",
+      [](const WeatherArgs& a) -> json {
+        return a.place.city + "/" + a.place.country.value_or("?") + "/" + std::to_string(a.days) + "/" +
+               std::to_string(a.fields.size()) + "/" + (a.limit ? std::to_string(*a.limit) : "none");
+      },
+      {{"days", "how many days"}});
+  const json& p = t.parameters();
+  EXPECT_EQ(p["required"], json({"place", "days", "min_temp", "hourly", "fields"}));
+  EXPECT_EQ(p["properties"]["days"], json({{"type", "integer"}, {"description", "how many days"}}));
+  EXPECT_EQ(p["properties"]["min_temp"]["type"], "number");
+  EXPECT_EQ(p["properties"]["hourly"]["type"], "boolean");
+  EXPECT_EQ(p["properties"]["fields"], json({{"type", "array"}, {"items", {{"type", "string"}}}}));
+  EXPECT_EQ(p["properties"]["limit"]["type"], "integer");
+  EXPECT_EQ(p["properties"]["place"]["required"], json({"city"}));
+  EXPECT_EQ(p["additionalProperties"], false);
+  json args = {{"place", {{"city", "Oslo"}}}, {"days", 3}, {"min_temp", -2.5}, {"hourly", true}, {"fields", {"wind", "rain"}}};
+  EXPECT_EQ(t.invoke(args), "Oslo/?/3/2/none");
+  args["limit"] = 5;
+  args["place"]["country"] = "NO";
+  EXPECT_EQ(t.invoke(args), "Oslo/NO/3/2/5");
+  EXPECT_EQ(t.validate({{"place", {{"city", "Oslo"}}}, {"days", "3"}, {"min_temp", 0}, {"hourly", false}, {"fields", json::array()}}),
+            "argument 'days': expected integer, got string");
+  EXPECT_EQ(t.validate({{"place", json::object()}, {"days", 1}, {"min_temp", 0}, {"hourly", false}, {"fields", json::array()}}),
+            "missing required argument 'place.city'");
+}
