@@ -47,6 +47,13 @@ struct Transfer {
     if (headers) curl_slist_free_all(headers);
     if (easy) curl_easy_cleanup(easy);
   }
+  /// The easy handle, for reuse by the next transfer (reset: no options, no private data).
+  CURL* release() {
+    CURL* e = easy;
+    easy = nullptr;
+    curl_easy_reset(e);
+    return e;
+  }
 };
 
 struct HttpLoop::Impl {
@@ -96,8 +103,16 @@ struct HttpLoop::Impl {
     return size * n;
   }
 
+  std::vector<CURL*> spare_easy;  // reset handles of finished transfers (loop thread only)
+
   void add(std::unique_ptr<Transfer> t) {
-    CURL* e = curl_easy_init();
+    CURL* e = nullptr;
+    if (!spare_easy.empty()) {
+      e = spare_easy.back();
+      spare_easy.pop_back();
+    } else {
+      e = curl_easy_init();
+    }
     t->easy = e;
     const HttpRequest& r = t->req;
     for (const std::string& h : r.headers) t->headers = curl_slist_append(t->headers, h.c_str());
@@ -137,6 +152,7 @@ struct HttpLoop::Impl {
       t->result.error = t->errbuf[0] ? std::string(t->errbuf) : std::string(curl_easy_strerror(code));
     else if (t->aborted)
       t->result.error = "aborted";
+    if (spare_easy.size() < 4096) spare_easy.push_back(t->release());
     done(*t);
   }
 
@@ -266,6 +282,9 @@ HttpLoop::HttpLoop() : impl_(std::make_unique<Impl>()) {
   ev.events = EPOLLIN;
   ev.data.fd = impl_->wake_fd;
   epoll_ctl(impl_->epoll_fd, EPOLL_CTL_ADD, impl_->wake_fd, &ev);
+  // Keep idle connections for reuse: by default libcurl keeps 4 per transfer in progress, so
+  // after a burst of a thousand replies most connections would be closed and made again.
+  curl_multi_setopt(impl_->multi, CURLMOPT_MAXCONNECTS, 4096L);
   curl_multi_setopt(impl_->multi, CURLMOPT_SOCKETFUNCTION, &Impl::on_socket);
   curl_multi_setopt(impl_->multi, CURLMOPT_SOCKETDATA, impl_.get());
   curl_multi_setopt(impl_->multi, CURLMOPT_TIMERFUNCTION, &Impl::on_timer);
@@ -281,6 +300,7 @@ HttpLoop::~HttpLoop() {
   impl_->wake();
   impl_->thread.join();
   curl_multi_cleanup(impl_->multi);
+  for (CURL* e : impl_->spare_easy) curl_easy_cleanup(e);
   ::close(impl_->epoll_fd);
   ::close(impl_->wake_fd);
 }
