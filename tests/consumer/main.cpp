@@ -1,4 +1,5 @@
 #include <iostream>
+#include <superstep/prebuilt/tool_node.hpp>
 #include <superstep/superstep.hpp>
 
 namespace sp = superstep;
@@ -12,5 +13,8 @@ int main() {
   g.add_edge(sp::START, "inc");
   json out = g.compile().invoke(json::object());
   std::cout << "consumer: " << out.dump() << "\n";
-  return out["count"] == 1 ? 0 : 1;
+  // The installed superstep::prebuilt (and superstep::llm, libcurl) link too.
+  sp::Tool echo("echo", "Echoes.", {{"type", "object"}}, [](const json& a) -> json { return a; });
+  sp::ToolNode tools({echo});
+  return out["count"] == 1 && echo.validate(json::object()).empty() && tools.tools().size() == 1 ? 0 : 1;
 }
