@@ -23,14 +23,7 @@ Workload make_react_loop_prebuilt(int n) {
   sp::Tool echo("echo", "Echoes i.", {{"type", "object"}, {"properties", {{"i", {{"type", "integer"}}}}}, {"required", {"i"}}},
                 [](const json& args) -> json { return std::to_string(args["i"].get<int>()); });
   sp::StateGraph g(sp::messages_state());
-  g.add_node("agent", [](const sp::State& st) {
-    std::size_t k = (st["messages"].size() - 1) / 2;
-    return json{{"messages", json::array({json{{"type", "ai"},
-                                               {"content", ""},
-                                               {"tool_calls", json::array({json{{"id", "call_" + std::to_string(k)},
-                                                                                {"name", "echo"},
-                                                                                {"args", {{"i", k}}}}})}}})}};
-  });
+  g.add_node("agent", [](const sp::State& st) { return react_loop_agent(st); });
   g.add_node("tools", sp::ToolNode({echo}));
   g.add_edge(sp::START, "agent");
   g.add_conditional_edges("agent", sp::tools_condition);
@@ -46,13 +39,7 @@ Workload make_react_loop_prebuilt(int n) {
     return app.invoke(json{{"messages", json::array({json{{"type", "human"}, {"content", "go"}}})}},
                       {.recursion_limit = 1 << 30});
   };
-  w.check = [n](const json& out) {
-    const json& m = out["messages"];
-    expect(m.size() == static_cast<size_t>(2 * n + 1), "2N+1 messages");
-    expect(m.back()["type"] == "tool", "last is a tool message");
-    expect(m.back()["tool_call_id"] == "call_" + std::to_string(n - 1), "last answers call_(N-1)");
-    expect(m.back()["content"] == std::to_string(n - 1), "the tool's answer");
-  };
+  w.check = [n](const json& out) { check_react_loop(out, n); };
   w.nodes_run = 2L * n;
   w.supersteps = 2L * n + 1;
   return w;

@@ -94,20 +94,31 @@ Workload make_fanout(int n) {
   return w;
 }
 
+json react_loop_agent(const sp::State& st) {
+  std::size_t k = (st["messages"].size() - 1) / 2;
+  std::string id = "call_" + std::to_string(k);
+  return json{{"messages", json::array({json{{"type", "ai"},
+                                             {"content", ""},
+                                             {"tool_calls", json::array({json{{"id", id},
+                                                                              {"name", "echo"},
+                                                                              {"args", {{"i", k}}}}})}}})}};
+}
+
+void check_react_loop(const json& out, int n) {
+  const json& m = out["messages"];
+  expect(m.size() == static_cast<size_t>(2 * n + 1), "2N+1 messages");
+  expect(m.back()["type"] == "tool", "last is a tool message");
+  expect(m.back()["tool_call_id"] == "call_" + std::to_string(n - 1), "last answers call_(N-1)");
+  expect(m.back()["content"] == std::to_string(n - 1), "the tool's answer");
+  for (const auto& msg : m) expect(msg["id"].is_string(), "every message has an id");
+}
+
 Workload make_react_loop(int n) {
   auto t0 = std::chrono::steady_clock::now();
   sp::StateSchema s;
   s.field("messages", sp::reducers::add_messages);
   sp::StateGraph g(s);
-  auto agent = [](const sp::State& st) {
-    std::size_t k = (st["messages"].size() - 1) / 2;
-    std::string id = "call_" + std::to_string(k);
-    return json{{"messages", json::array({json{{"type", "ai"},
-                                               {"content", ""},
-                                               {"tool_calls", json::array({json{{"id", id},
-                                                                                {"name", "echo"},
-                                                                                {"args", {{"i", k}}}}})}}})}};
-  };
+  auto agent = [](const sp::State& st) { return react_loop_agent(st); };
   auto tools = [](const sp::State& st) {
     const json& call = st["messages"].back()["tool_calls"][0];
     return json{{"messages", json::array({json{{"type", "tool"},
@@ -135,13 +146,7 @@ Workload make_react_loop(int n) {
     return app.invoke(json{{"messages", json::array({json{{"type", "human"}, {"content", "go"}}})}},
                       {.recursion_limit = 1 << 30});
   };
-  w.check = [n](const json& out) {
-    const json& m = out["messages"];
-    expect(m.size() == static_cast<size_t>(2 * n + 1), "2N+1 messages");
-    expect(m.back()["type"] == "tool", "last is a tool message");
-    expect(m.back()["tool_call_id"] == "call_" + std::to_string(n - 1), "last answers call_(N-1)");
-    for (const auto& msg : m) expect(msg["id"].is_string(), "every message has an id");
-  };
+  w.check = [n](const json& out) { check_react_loop(out, n); };
   w.direct = [agent, tools, n] {
     json state = {{"messages", json::array({json{{"type", "human"}, {"content", "go"}}})}};
     for (int i = 0; i < n; ++i) {

@@ -43,6 +43,11 @@ struct Workload {
   long supersteps = 0;  // per repetition
 };
 
+/// react_loop's agent node (one tool call "echo" {i: k}) and its result check, shared by the
+/// hand-written and the --prebuilt (ToolNode) forms.
+superstep::json react_loop_agent(const superstep::State& st);
+void check_react_loop(const superstep::json& out, int n);
+
 Workload make_sequential(int n);
 Workload make_fanout(int n);
 Workload make_react_loop(int n);

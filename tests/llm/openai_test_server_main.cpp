@@ -19,6 +19,21 @@
 #include "llm/epoll_test_server.hpp"
 #include "llm/openai_test_server.hpp"
 
+namespace {
+/// Prints the base URL (the caller's cue that the server is up), then serves until SIGTERM/SIGINT.
+int serve_until_signalled(const std::string& base_url) {
+  std::cout << base_url << std::endl;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+  int sig = 0;
+  sigwait(&set, &sig);
+  return 0;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   using superstep::testing::OpenAITestServer;
   std::string script;
@@ -63,15 +78,7 @@ int main(int argc, char** argv) {
   if (event_loop) {
     // One epoll thread (load tests): scripts are not supported here, only the handler.
     superstep::testing::EpollTestServer fast(handler);
-    std::cout << fast.base_url() << std::endl;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigprocmask(SIG_BLOCK, &set, nullptr);
-    int sig = 0;
-    sigwait(&set, &sig);
-    return 0;
+    return serve_until_signalled(fast.base_url());
   }
   OpenAITestServer server(handler, threads, keep_alive);
   if (!script.empty()) {
@@ -88,15 +95,7 @@ int main(int argc, char** argv) {
     for (const auto& r : replies) server.push(superstep::testing::reply_from_json(r));
   }
   if (i >= argc) {
-    std::cout << server.base_url() << std::endl;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigprocmask(SIG_BLOCK, &set, nullptr);
-    int sig = 0;
-    sigwait(&set, &sig);
-    return 0;
+    return serve_until_signalled(server.base_url());
   }
   setenv("OPENAI_BASE_URL", server.base_url().c_str(), 1);
   setenv("OPENAI_API_KEY", "sk-test", 1);
