@@ -76,7 +76,7 @@ std::unique_ptr<ThreadClaim> CheckpointSaver::claim_thread(const std::string&, c
 
 CheckpointConfig CheckpointSaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
                                                   const json& metadata, const json& new_versions,
-                                                  const std::vector<ChannelDelta>& deltas) {
+                                                  const PutDeltas& deltas) {
   if (!deltas.empty())
     throw CheckpointError("put_with_deltas: this saver stores whole values only (stores_deltas() is false)");
   return put(config, checkpoint, metadata, new_versions);
@@ -179,6 +179,87 @@ json stored_checkpoint(const Checkpoint& checkpoint) {
   json j = checkpoint.to_json();
   j.erase("channel_values");
   return j;
+}
+
+json stored_checkpoint(const Checkpoint& checkpoint, const std::optional<std::string>& parent,
+                       const PutDeltas& deltas) {
+  json j = stored_checkpoint(checkpoint);
+  if (deltas.versions_root) {
+    j[kVersionsFrom] = *parent;
+    j[kVersionsRoot] = *deltas.versions_root;
+  }
+  return j;
+}
+
+void check_deltas(const CheckpointConfig& config, const json& new_versions, const PutDeltas& deltas) {
+  for (const ChannelDelta& d : deltas.appends)
+    if (!new_versions.is_object() || !new_versions.contains(d.channel))
+      throw CheckpointError("put: the append to channel '" + d.channel + "' has no new version (thread '" +
+                            config.thread_id + "')");
+  if (deltas.versions_root && !config.checkpoint_id)
+    throw CheckpointError("put: version maps stored as changes need the parent checkpoint_id (thread '" +
+                          config.thread_id + "')");
+}
+
+std::shared_ptr<const VersionResolver::Maps> VersionResolver::maps_of(const std::string& id, const json& stored) {
+  auto object = [](const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_object() ? *it : json::object();
+  };
+  // Walk back to a checkpoint with known or whole maps, then apply the changes forwards.
+  std::vector<json> chain;  // newest first: stored forms marked as changes
+  std::shared_ptr<const Maps> base;
+  std::string at = id;
+  std::optional<json> fetched;
+  const json* cur = &stored;
+  for (;;) {
+    if (auto k = known_.find(at); k != known_.end()) {
+      base = k->second;
+      break;
+    }
+    auto from = cur->find(kVersionsFrom);
+    if (from == cur->end()) {
+      base = std::make_shared<const Maps>(Maps{object(*cur, "channel_versions"), object(*cur, "versions_seen")});
+      known_.emplace(at, base);
+      break;
+    }
+    if (!from->is_string() || chain.size() > 1'000'000)
+      throw CheckpointError("thread '" + thread_ + "', checkpoint '" + id + "': stored version chain is corrupt");
+    std::string parent = from->get<std::string>();
+    std::string root = cur->value(kVersionsRoot, parent);
+    chain.push_back(*cur);
+    fetched = fetch_(parent, root);
+    if (!fetched)
+      throw CheckpointError("thread '" + thread_ + "', checkpoint '" + id + "': checkpoint '" + parent +
+                            "', whose version maps it builds on, is missing");
+    at = std::move(parent);
+    cur = &*fetched;
+  }
+  // chain[k] is the child of chain[k+1] (or of base for the last one).
+  std::vector<std::string> ids{id};
+  for (std::size_t k = 0; k + 1 < chain.size(); ++k) ids.push_back(chain[k][kVersionsFrom].get<std::string>());
+  for (std::size_t k = chain.size(); k-- > 0;) {
+    auto m = std::make_shared<Maps>(*base);
+    const json changed = object(chain[k], "channel_versions");
+    for (auto it = changed.begin(); it != changed.end(); ++it) {
+      if (it->is_null()) m->versions.erase(it.key());
+      else m->versions[it.key()] = *it;
+    }
+    const json seen = object(chain[k], "versions_seen");
+    for (auto it = seen.begin(); it != seen.end(); ++it) m->seen[it.key()] = *it;
+    base = m;
+    known_.emplace(ids[k], base);
+  }
+  return base;
+}
+
+void VersionResolver::resolve(const std::string& id, json& stored) {
+  if (!stored.is_object() || !stored.contains(kVersionsFrom)) return;
+  std::shared_ptr<const Maps> m = maps_of(id, stored);
+  stored["channel_versions"] = m->versions;
+  stored["versions_seen"] = m->seen;
+  stored.erase(kVersionsFrom);
+  stored.erase(kVersionsRoot);
 }
 
 void require_thread(const CheckpointConfig& config, const char* operation) {

@@ -39,11 +39,25 @@ struct InMemorySaver::Data {
         },
         "thread '" + t + "'");
   }
+  /// Rebuilds version maps stored as changes, from the checkpoints of thread `t` / namespace `ns`.
+  internal::VersionResolver maps(const std::string& t, const std::string& ns) const {
+    return internal::VersionResolver(
+        [this, t, ns](const std::string& id, const std::string&) -> std::optional<json> {
+          auto by_id = checkpoints.find({t, ns});
+          if (by_id == checkpoints.end()) return std::nullopt;
+          auto c = by_id->second.find(id);
+          if (c == by_id->second.end()) return std::nullopt;
+          return c->second.checkpoint;
+        },
+        t);
+  }
   CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const Saved& s,
-                       internal::BlobResolver& values) const {
+                       internal::BlobResolver& values, internal::VersionResolver& maps) const {
     values.set_where("thread '" + t + "', checkpoint '" + id + "'");
+    json stored = s.checkpoint;
+    maps.resolve(id, stored);
     return internal::make_tuple(
-        t, ns, id, s.checkpoint, s.metadata, s.parent,
+        t, ns, id, stored, s.metadata, s.parent,
         [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
         writes_of(t, ns, id), [&] { return writes_of(t, ns, *s.parent); });
   }
@@ -63,8 +77,9 @@ CheckpointConfig InMemorySaver::put(const CheckpointConfig& config, const Checkp
 
 CheckpointConfig InMemorySaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
                                                 const json& metadata, const json& new_versions,
-                                                const std::vector<ChannelDelta>& deltas) {
+                                                const PutDeltas& deltas) {
   internal::require_thread(config, "put");
+  internal::check_deltas(config, new_versions, deltas);
   std::lock_guard lock(mutex_);
   const std::string& t = config.thread_id;
   const std::string& ns = config.checkpoint_ns;
@@ -73,14 +88,10 @@ CheckpointConfig InMemorySaver::put_with_deltas(const CheckpointConfig& config, 
       auto v = checkpoint.channel_values.find(it.key());
       if (v != checkpoint.channel_values.end()) data_->blobs[{t, ns, it.key(), it.value().dump()}] = {*v, std::nullopt};
     }
-  for (const ChannelDelta& d : deltas) {
-    auto version = new_versions.find(d.channel);
-    if (version == new_versions.end())
-      throw CheckpointError("put: the append to channel '" + d.channel + "' has no new version (thread '" + t + "')");
-    data_->blobs[{t, ns, d.channel, version->dump()}] = {d.appended, d.base_version.dump()};
-  }
-  data_->checkpoints[{t, ns}][checkpoint.id] = Data::Saved{internal::stored_checkpoint(checkpoint), metadata,
-                                                           config.checkpoint_id};
+  for (const ChannelDelta& d : deltas.appends)
+    data_->blobs[{t, ns, d.channel, new_versions[d.channel].dump()}] = {d.appended, d.base_version.dump()};
+  data_->checkpoints[{t, ns}][checkpoint.id] =
+      Data::Saved{internal::stored_checkpoint(checkpoint, config.checkpoint_id, deltas), metadata, config.checkpoint_id};
   return CheckpointConfig{t, ns, checkpoint.id};
 }
 
@@ -104,13 +115,14 @@ std::optional<CheckpointTuple> InMemorySaver::get_tuple(const CheckpointConfig& 
   auto it = data_->checkpoints.find({config.thread_id, config.checkpoint_ns});
   if (it == data_->checkpoints.end() || it->second.empty()) return std::nullopt;
   auto values = data_->resolver(config.thread_id, config.checkpoint_ns);
+  auto maps = data_->maps(config.thread_id, config.checkpoint_ns);
   if (config.checkpoint_id) {
     auto c = it->second.find(*config.checkpoint_id);
     if (c == it->second.end()) return std::nullopt;
-    return data_->load(config.thread_id, config.checkpoint_ns, c->first, c->second, values);
+    return data_->load(config.thread_id, config.checkpoint_ns, c->first, c->second, values, maps);
   }
   auto last = std::prev(it->second.end());
-  return data_->load(config.thread_id, config.checkpoint_ns, last->first, last->second, values);
+  return data_->load(config.thread_id, config.checkpoint_ns, last->first, last->second, values, maps);
 }
 
 std::vector<CheckpointTuple> InMemorySaver::list(const CheckpointQuery& query) {
@@ -118,12 +130,14 @@ std::vector<CheckpointTuple> InMemorySaver::list(const CheckpointQuery& query) {
   std::vector<CheckpointTuple> out;
   for (const auto& [key, by_id] : data_->checkpoints) {
     std::optional<internal::BlobResolver> values;
+    std::optional<internal::VersionResolver> maps;
     for (auto it = by_id.rbegin(); it != by_id.rend(); ++it) {
       if (!internal::matches_query(query, key.first, key.second, it->first)) continue;
       if (!internal::matches_filter(it->second.metadata, query.filter)) continue;
       if (query.limit && out.size() >= *query.limit) return out;
       if (!values) values.emplace(data_->resolver(key.first, key.second));
-      out.push_back(data_->load(key.first, key.second, it->first, it->second, *values));
+      if (!maps) maps.emplace(data_->maps(key.first, key.second));
+      out.push_back(data_->load(key.first, key.second, it->first, it->second, *values, *maps));
     }
   }
   return out;
@@ -165,6 +179,7 @@ void InMemorySaver::prune(const std::vector<std::string>& thread_ids, bool keep_
       const std::string keep = std::prev(by_id.end())->first;
       Data::Saved kept = by_id[keep];
       kept.parent.reset();
+      data_->maps(t, k.second).resolve(keep, kept.checkpoint);  // its parents go: store whole maps
       json versions = kept.checkpoint.value("channel_versions", json::object());
       by_id.clear();
       by_id[keep] = std::move(kept);

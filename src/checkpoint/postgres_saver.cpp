@@ -27,7 +27,7 @@ using internal::parse_stored;
 
 namespace {
 
-constexpr int kSchemaVersion = 2;  // claims use advisory locks: no table
+constexpr int kSchemaVersion = 3;  // claims use advisory locks: no table
 
 const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -65,6 +65,11 @@ CREATE TABLE checkpoint_writes (
     // at version delta_base.
     R"sql(
 ALTER TABLE checkpoint_blobs ADD COLUMN delta_base TEXT COLLATE "C";
+)sql",
+    // 3: a checkpoint's version maps may be stored as changes to its parent's (marked in the
+    // checkpoint text); no table changes, the version keeps older builds from misreading them.
+    R"sql(
+SELECT 1;
 )sql",
 };
 
@@ -354,8 +359,27 @@ struct PostgresSaver::Impl {
     std::vector<json> stored;
     std::set<std::pair<std::string, std::string>> wanted;
     std::vector<std::string> ids;
+    // Version maps stored as changes: the chain comes from `rows` or, in one range, the table.
+    std::map<std::string, std::string> texts;
+    for (const auto& r : rows) texts.emplace(r.id, r.checkpoint);
+    internal::VersionResolver maps(
+        [&](const std::string& id, const std::string& root) -> std::optional<json> {
+          auto it = texts.find(id);
+          if (it == texts.end()) {
+            Result range = c.run("chain_of",
+                                 "SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = $1::bytea AND "
+                                 "checkpoint_ns = $2::bytea AND checkpoint_id >= $3::text AND checkpoint_id <= $4::text",
+                                 Params().bytes(t).bytes(ns).bytes(std::min(root, id)).bytes(id));
+            for (int i = 0; i < range.rows(); ++i) texts.emplace(range.bytes(i, 0), range.bytes(i, 1));
+            it = texts.find(id);
+          }
+          if (it == texts.end()) return std::nullopt;
+          return parse_stored(it->second, "checkpoint", t, id);
+        },
+        t);
     for (const auto& r : rows) {
       stored.push_back(parse_stored(r.checkpoint, "checkpoint", t, r.id));
+      maps.resolve(r.id, stored.back());
       const json& cv = stored.back().contains("channel_versions") ? stored.back()["channel_versions"] : json::object();
       if (cv.is_object())
         for (auto it = cv.begin(); it != cv.end(); ++it) wanted.emplace(it.key(), it.value().dump());
@@ -456,8 +480,9 @@ CheckpointConfig PostgresSaver::put(const CheckpointConfig& config, const Checkp
 
 CheckpointConfig PostgresSaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
                                                 const json& metadata, const json& new_versions,
-                                                const std::vector<ChannelDelta>& deltas) {
+                                                const PutDeltas& deltas) {
   internal::require_thread(config, "put");
+  internal::check_deltas(config, new_versions, deltas);
   std::vector<std::string> channels, versions, values;
   std::vector<std::optional<std::string>> bases;
   if (new_versions.is_object())
@@ -469,13 +494,9 @@ CheckpointConfig PostgresSaver::put_with_deltas(const CheckpointConfig& config, 
       values.push_back(v->dump());
       bases.emplace_back();
     }
-  for (const ChannelDelta& d : deltas) {
-    auto version = new_versions.find(d.channel);
-    if (version == new_versions.end())
-      throw CheckpointError("put: the append to channel '" + d.channel + "' has no new version (thread '" +
-                            config.thread_id + "')");
+  for (const ChannelDelta& d : deltas.appends) {
     channels.push_back(d.channel);
-    versions.push_back(version->dump());
+    versions.push_back(new_versions[d.channel].dump());
     values.push_back(d.appended.dump());
     bases.emplace_back(d.base_version.dump());
   }
@@ -487,7 +508,7 @@ CheckpointConfig PostgresSaver::put_with_deltas(const CheckpointConfig& config, 
       .text(text_array(values, "value"))
       .bytes(checkpoint.id)
       .opt(config.checkpoint_id)
-      .bytes(internal::stored_checkpoint(checkpoint).dump())
+      .bytes(internal::stored_checkpoint(checkpoint, config.checkpoint_id, deltas).dump())
       .bytes((metadata.is_null() ? json::object() : metadata).dump())
       .text(text_array(bases, "version"));
   impl_->with_conn([&](Conn& c) { return c.run("put", kPut, p); });
@@ -624,6 +645,32 @@ void PostgresSaver::prune(const std::vector<std::string>& thread_ids, bool keep_
       Params thread;
       thread.bytes(t);
       // Per namespace: keep the newest checkpoint, its writes, and the values its versions name.
+      // A kept checkpoint whose version maps are changes gets whole maps first (its parents go).
+      Result newest = c.run(nullptr,
+                            "SELECT checkpoint_ns, checkpoint_id, checkpoint FROM checkpoints c WHERE thread_id = $1::bytea "
+                            "AND checkpoint_id = (SELECT MAX(checkpoint_id) FROM checkpoints d WHERE d.thread_id = "
+                            "c.thread_id AND d.checkpoint_ns = c.checkpoint_ns)",
+                            thread);
+      for (int i = 0; i < newest.rows(); ++i) {
+        std::string ns = newest.bytes(i, 0), id = newest.bytes(i, 1);
+        json stored = parse_stored(newest.bytes(i, 2), "checkpoint", t, id);
+        if (!stored.contains(internal::kVersionsFrom)) continue;
+        internal::VersionResolver maps(
+            [&](const std::string& at, const std::string&) -> std::optional<json> {
+              Result r = c.run(nullptr,
+                               "SELECT checkpoint FROM checkpoints WHERE thread_id = $1::bytea AND checkpoint_ns = "
+                               "$2::bytea AND checkpoint_id = $3::text",
+                               Params().bytes(t).bytes(ns).bytes(at));
+              if (r.rows() == 0) return std::nullopt;
+              return parse_stored(r.bytes(0, 0), "checkpoint", t, at);
+            },
+            t);
+        maps.resolve(id, stored);
+        c.run(nullptr,
+              "UPDATE checkpoints SET checkpoint = $4::text WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea "
+              "AND checkpoint_id = $3::text",
+              Params().bytes(t).bytes(ns).bytes(id).bytes(stored.dump()));
+      }
       c.run(nullptr,
             "DELETE FROM checkpoints c USING (SELECT checkpoint_ns, MAX(checkpoint_id) AS keep FROM checkpoints "
             "WHERE thread_id = $1::bytea GROUP BY checkpoint_ns) k WHERE c.thread_id = $1::bytea AND "

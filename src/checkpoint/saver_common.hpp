@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "superstep/checkpoint/checkpoint.hpp"
@@ -84,8 +85,42 @@ bool matches_filter(const json& metadata, const json& filter);
 /// Whether `query` selects checkpoint `id` of thread `thread` / namespace `ns` (filter aside).
 bool matches_query(const CheckpointQuery& query, const std::string& thread, const std::string& ns,
                    const std::string& id);
-/// The stored form of a checkpoint: everything but channel_values.
+/// Marks of a stored checkpoint whose version maps are changes to its parent's.
+inline constexpr const char* kVersionsFrom = "versions_from";
+inline constexpr const char* kVersionsRoot = "versions_root";
+
+/// The stored form of a checkpoint: everything but channel_values. With `deltas.versions_root`
+/// set (version maps holding changes only) it is marked with the parent's id ("versions_from",
+/// `parent`) and the chain's root ("versions_root"); VersionResolver reads that form back.
 json stored_checkpoint(const Checkpoint& checkpoint);
+json stored_checkpoint(const Checkpoint& checkpoint, const std::optional<std::string>& parent, const PutDeltas& deltas);
+/// Checks what put_with_deltas() was given. Throws: CheckpointError naming the problem.
+void check_deltas(const CheckpointConfig& config, const json& new_versions, const PutDeltas& deltas);
+
+/// Rebuilds the whole version maps of stored checkpoints marked as changes to their parent's
+/// (stored_checkpoint with a versions root). The maps of every checkpoint resolved are kept, so
+/// a history read rebuilds each once. Not thread-safe; use one per read of one thread/namespace.
+class VersionResolver {
+ public:
+  /// `fetch(id, root)`: the stored form of checkpoint `id` (on the chain that starts at `root`,
+  /// so an implementation may fetch the whole range at once), or nullopt when it is missing.
+  using Fetch = std::function<std::optional<json>(const std::string& id, const std::string& root)>;
+  VersionResolver(Fetch fetch, std::string thread) : fetch_(std::move(fetch)), thread_(std::move(thread)) {}
+  /// Replaces the changes in `stored` (checkpoint `id`'s stored form) with whole maps and drops
+  /// the marks; leaves a whole checkpoint as it is. Throws: CheckpointError naming thread and
+  /// checkpoint when a checkpoint of the chain is missing or unreadable.
+  void resolve(const std::string& id, json& stored);
+
+ private:
+  struct Maps {
+    json versions;
+    json seen;
+  };
+  std::shared_ptr<const Maps> maps_of(const std::string& id, const json& stored);
+  Fetch fetch_;
+  std::string thread_;
+  std::unordered_map<std::string, std::shared_ptr<const Maps>> known_;
+};
 /// Checks a config given to put/put_writes. Throws: CheckpointError naming what is missing.
 void require_thread(const CheckpointConfig& config, const char* operation);
 

@@ -25,7 +25,7 @@ using internal::parse_stored;
 
 namespace {
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -75,6 +75,11 @@ CREATE TABLE IF NOT EXISTS thread_claims (
   pid INTEGER NOT NULL,
   PRIMARY KEY (thread_id, checkpoint_ns)
 );
+)sql",
+    // 4: a checkpoint's version maps may be stored as changes to its parent's (marked in the
+    // checkpoint text); no table changes, the version keeps older builds from misreading them.
+    R"sql(
+SELECT 1;
 )sql",
 };
 
@@ -190,7 +195,8 @@ struct SqliteSaver::Impl {
   std::string path;
   sqlite3* db = nullptr;
   bool deltas = true;
-  std::mutex mutex;
+  std::recursive_mutex mutex;  // recursive: batch() holds it around the writes it runs
+  int batch_depth = 0;         // > 0: inside batch()'s transaction
   StmtCache stmts{db};
 
   void exec(const char* sql) {
@@ -204,10 +210,35 @@ struct SqliteSaver::Impl {
   /// Runs `fn` in a write transaction (BEGIN IMMEDIATE: takes the write lock up front).
   template <class F>
   void write(F&& fn) {
+    if (batch_depth > 0) {  // a savepoint inside the batch's transaction: fails alone
+      Stmt(db, stmts, "SAVEPOINT superstep_write").run();
+      try {
+        fn();
+        Stmt(db, stmts, "RELEASE superstep_write").run();
+      } catch (...) {
+        sqlite3_exec(db, "ROLLBACK TO superstep_write; RELEASE superstep_write", nullptr, nullptr, nullptr);
+        throw;
+      }
+      return;
+    }
     Stmt(db, stmts, "BEGIN IMMEDIATE").run();
     try {
       fn();
       Stmt(db, stmts, "COMMIT").run();
+    } catch (...) {
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+  /// Runs `fn` in a read transaction: one snapshot and one round of file locks for all its
+  /// statements (each statement on its own would take and drop the WAL locks).
+  template <class F>
+  auto read(F&& fn) {
+    Stmt(db, stmts, "BEGIN").run();
+    try {
+      auto out = fn();
+      Stmt(db, stmts, "COMMIT").run();
+      return out;
     } catch (...) {
       sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
       throw;
@@ -227,15 +258,27 @@ struct SqliteSaver::Impl {
   /// Reads stored values of thread `t` / namespace `ns`, following appends. Once a channel's
   /// value turns out to be an append, all its stored versions are read in one statement (a
   /// chain is walked row by row otherwise).
-  internal::BlobResolver resolver(const std::string& t, const std::string& ns, std::string* id) {
+  /// With `all`, every stored value of the thread is read up front in one statement (for a
+  /// history, which needs most of them).
+  internal::BlobResolver resolver(const std::string& t, const std::string& ns, std::string* id, bool all = false) {
     using Rows = std::map<std::pair<std::string, std::string>, std::pair<std::string, std::optional<std::string>>>;
     auto rows = std::make_shared<Rows>();
     auto whole_channel = std::make_shared<std::set<std::string>>();
+    if (all) {
+      Stmt s(db, stmts,
+             "SELECT channel, version, value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2");
+      s.bind(1, t).bind(2, ns);
+      while (s.step()) {
+        std::optional<std::string> base;
+        if (!s.is_null(3)) base = s.text(3);
+        rows->emplace(std::pair{s.text(0), s.text(1)}, std::pair{s.text(2), std::move(base)});
+      }
+    }
     return internal::BlobResolver(
-        [this, t, ns, id, rows, whole_channel](const std::string& ch,
-                                               const std::string& version) -> std::optional<internal::StoredBlob> {
+        [this, t, ns, id, rows, whole_channel, all](const std::string& ch,
+                                                    const std::string& version) -> std::optional<internal::StoredBlob> {
           auto it = rows->find({ch, version});
-          if (it == rows->end() && !whole_channel->count(ch)) {
+          if (it == rows->end() && !all && !whole_channel->count(ch)) {
             Stmt blob(db, stmts,
                       "SELECT value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
                       "channel = ?3 AND version = ?4");
@@ -261,13 +304,30 @@ struct SqliteSaver::Impl {
         },
         "thread '" + t + "'");
   }
+  /// Rebuilds version maps stored as changes; `rows` (id -> stored text) are checkpoints this read
+  /// already has, others are read one by one.
+  internal::VersionResolver maps(const std::string& t, const std::string& ns,
+                                 std::shared_ptr<const std::unordered_map<std::string, std::string>> rows = nullptr) {
+    return internal::VersionResolver(
+        [this, t, ns, rows](const std::string& id, const std::string&) -> std::optional<json> {
+          if (rows)
+            if (auto it = rows->find(id); it != rows->end()) return parse_stored(it->second, "checkpoint", t, id);
+          Stmt s(db, stmts, "SELECT checkpoint FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
+          s.bind(1, t).bind(2, ns).bind(3, id);
+          if (!s.step()) return std::nullopt;
+          return parse_stored(s.text(0), "checkpoint", t, id);
+        },
+        t);
+  }
   CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const std::string& cp,
                        const std::string& md, const std::optional<std::string>& parent, internal::BlobResolver& values,
-                       std::string& current_id) {
+                       internal::VersionResolver& maps, std::string& current_id) {
     current_id = id;
     values.set_where("thread '" + t + "', checkpoint '" + id + "'");
+    json stored = parse_stored(cp, "checkpoint", t, id);
+    maps.resolve(id, stored);
     return internal::make_tuple(
-        t, ns, id, parse_stored(cp, "checkpoint", t, id), parse_stored(md, "metadata", t, id), parent,
+        t, ns, id, stored, parse_stored(md, "metadata", t, id), parent,
         [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
         writes_of(t, ns, id), [&] { return writes_of(t, ns, *parent); });
   }
@@ -325,11 +385,12 @@ CheckpointConfig SqliteSaver::put(const CheckpointConfig& config, const Checkpoi
 
 CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
                                               const json& metadata, const json& new_versions,
-                                              const std::vector<ChannelDelta>& deltas) {
+                                              const PutDeltas& deltas) {
   internal::require_thread(config, "put");
+  internal::check_deltas(config, new_versions, deltas);
   const std::string& t = config.thread_id;
   const std::string& ns = config.checkpoint_ns;
-  std::string stored = internal::stored_checkpoint(checkpoint).dump();
+  std::string stored = internal::stored_checkpoint(checkpoint, config.checkpoint_id, deltas).dump();
   std::string md = (metadata.is_null() ? json::object() : metadata).dump();
   std::lock_guard lock(impl_->mutex);
   impl_->write([&] {
@@ -344,16 +405,13 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
         blob.run();
       }
     }
-    if (!deltas.empty()) {
+    if (!deltas.appends.empty()) {
       Stmt append(impl_->db, impl_->stmts,
                   "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value, "
                   "delta_base) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-      for (const ChannelDelta& d : deltas) {
-        auto version = new_versions.find(d.channel);
-        if (version == new_versions.end())
-          throw CheckpointError("put: the append to channel '" + d.channel + "' has no new version (thread '" + t + "')");
-        append.reset().bind(1, t).bind(2, ns).bind(3, d.channel).bind(4, version->dump()).bind(5, d.appended.dump())
-            .bind(6, d.base_version.dump());
+      for (const ChannelDelta& d : deltas.appends) {
+        append.reset().bind(1, t).bind(2, ns).bind(3, d.channel).bind(4, new_versions[d.channel].dump())
+            .bind(5, d.appended.dump()).bind(6, d.base_version.dump());
         append.run();
       }
     }
@@ -366,6 +424,21 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
     cp.run();
   });
   return CheckpointConfig{t, ns, checkpoint.id};
+}
+
+void SqliteSaver::batch(const std::function<void()>& writes) {
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->batch_depth > 0) return writes();
+  impl_->write([&] {
+    ++impl_->batch_depth;
+    try {
+      writes();
+    } catch (...) {
+      --impl_->batch_depth;
+      throw;
+    }
+    --impl_->batch_depth;
+  });
 }
 
 void SqliteSaver::put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
@@ -401,56 +474,73 @@ void SqliteSaver::put_writes(const CheckpointConfig& config, const std::vector<s
 
 std::optional<CheckpointTuple> SqliteSaver::get_tuple(const CheckpointConfig& config) {
   std::lock_guard lock(impl_->mutex);
-  const char* sql = config.checkpoint_id
-                        ? "SELECT checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
-                          "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3"
-                        : "SELECT checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
-                          "WHERE thread_id = ?1 AND checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1";
-  Stmt s(impl_->db, impl_->stmts, sql);
-  s.bind(1, config.thread_id).bind(2, config.checkpoint_ns);
-  if (config.checkpoint_id) s.bind(3, *config.checkpoint_id);
-  if (!s.step()) return std::nullopt;
-  std::optional<std::string> parent;
-  if (!s.is_null(3)) parent = s.text(3);
-  std::string id;
-  auto values = impl_->resolver(config.thread_id, config.checkpoint_ns, &id);
-  return impl_->load(config.thread_id, config.checkpoint_ns, s.text(0), s.text(1), s.text(2), parent, values, id);
+  return impl_->read([&]() -> std::optional<CheckpointTuple> {
+    const char* sql = config.checkpoint_id
+                          ? "SELECT checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
+                            "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3"
+                          : "SELECT checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
+                            "WHERE thread_id = ?1 AND checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1";
+    Stmt s(impl_->db, impl_->stmts, sql);
+    s.bind(1, config.thread_id).bind(2, config.checkpoint_ns);
+    if (config.checkpoint_id) s.bind(3, *config.checkpoint_id);
+    if (!s.step()) return std::nullopt;
+    std::optional<std::string> parent;
+    if (!s.is_null(3)) parent = s.text(3);
+    std::string id = s.text(0), cp = s.text(1), md = s.text(2);
+    s.reset();  // the row is copied; let the chain's reads use the connection
+    std::string current;
+    auto values = impl_->resolver(config.thread_id, config.checkpoint_ns, &current);
+    auto maps = impl_->maps(config.thread_id, config.checkpoint_ns);
+    return impl_->load(config.thread_id, config.checkpoint_ns, id, cp, md, parent, values, maps, current);
+  });
 }
 
 std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
   std::lock_guard lock(impl_->mutex);
-  std::string sql =
-      "SELECT thread_id, checkpoint_ns, checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
-      "WHERE 1 = 1";
-  if (q.thread_id) sql += " AND thread_id = ?1";
-  if (q.checkpoint_ns) sql += " AND checkpoint_ns = ?2";
-  if (q.checkpoint_id) sql += " AND checkpoint_id = ?3";
-  if (q.before) sql += " AND checkpoint_id < ?4";
-  sql += " ORDER BY thread_id, checkpoint_ns, checkpoint_id DESC";
-  Stmt s(impl_->db, impl_->stmts, sql.c_str());
-  if (q.thread_id) s.bind(1, *q.thread_id);
-  if (q.checkpoint_ns) s.bind(2, *q.checkpoint_ns);
-  if (q.checkpoint_id) s.bind(3, *q.checkpoint_id);
-  if (q.before) s.bind(4, *q.before);
-  std::vector<CheckpointTuple> out;
-  // One resolver per thread and namespace, so a history walks each chain of appends once.
-  std::optional<internal::BlobResolver> values;
-  std::string values_t, values_ns, current_id;
-  while (s.step()) {
-    std::string t = s.text(0), ns = s.text(1), id = s.text(2);
-    json md = parse_stored(s.text(4), "metadata", t, id);
-    if (!internal::matches_filter(md, q.filter)) continue;
-    if (q.limit && out.size() >= *q.limit) break;
-    std::optional<std::string> parent;
-    if (!s.is_null(5)) parent = s.text(5);
-    if (!values || values_t != t || values_ns != ns) {
-      values.emplace(impl_->resolver(t, ns, &current_id));
-      values_t = t;
-      values_ns = ns;
+  return impl_->read([&] {
+    std::string sql =
+        "SELECT thread_id, checkpoint_ns, checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
+        "WHERE 1 = 1";
+    if (q.thread_id) sql += " AND thread_id = ?1";
+    if (q.checkpoint_ns) sql += " AND checkpoint_ns = ?2";
+    if (q.checkpoint_id) sql += " AND checkpoint_id = ?3";
+    if (q.before) sql += " AND checkpoint_id < ?4";
+    sql += " ORDER BY thread_id, checkpoint_ns, checkpoint_id DESC";
+    Stmt s(impl_->db, impl_->stmts, sql.c_str());
+    if (q.thread_id) s.bind(1, *q.thread_id);
+    if (q.checkpoint_ns) s.bind(2, *q.checkpoint_ns);
+    if (q.checkpoint_id) s.bind(3, *q.checkpoint_id);
+    if (q.before) s.bind(4, *q.before);
+    struct Row {
+      std::string t, ns, id, cp, md;
+      std::optional<std::string> parent;
+    };
+    std::vector<Row> rows;
+    while (s.step()) {
+      Row r{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), std::nullopt};
+      if (!internal::matches_filter(parse_stored(r.md, "metadata", r.t, r.id), q.filter)) continue;
+      if (q.limit && rows.size() >= *q.limit) break;
+      if (!s.is_null(5)) r.parent = s.text(5);
+      rows.push_back(std::move(r));
     }
-    out.push_back(impl_->load(t, ns, id, s.text(3), s.text(4), parent, *values, current_id));
-  }
-  return out;
+    s.reset();
+    std::vector<CheckpointTuple> out;
+    // Per thread and namespace, one resolver of values and one of version maps, so a history
+    // walks each chain once.
+    for (std::size_t i = 0; i < rows.size();) {
+      std::size_t j = i;
+      auto texts = std::make_shared<std::unordered_map<std::string, std::string>>();
+      for (; j < rows.size() && rows[j].t == rows[i].t && rows[j].ns == rows[i].ns; ++j) texts->emplace(rows[j].id, rows[j].cp);
+      std::string current_id;
+      auto values = impl_->resolver(rows[i].t, rows[i].ns, &current_id, /*all=*/j - i >= 8);
+      auto maps = impl_->maps(rows[i].t, rows[i].ns, texts);
+      for (; i < j; ++i) {
+        const Row& r = rows[i];
+        out.push_back(impl_->load(r.t, r.ns, r.id, r.cp, r.md, r.parent, values, maps, current_id));
+      }
+    }
+    return out;
+  });
 }
 
 void SqliteSaver::delete_thread(const std::string& thread_id) {
@@ -512,7 +602,13 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
           get.bind(1, t).bind(2, ns).bind(3, id);
           if (get.step()) cp = get.text(0);
         }
-        json versions = parse_stored(cp, "checkpoint", t, id).value("channel_versions", json::object());
+        json stored = parse_stored(cp, "checkpoint", t, id);
+        if (stored.contains(internal::kVersionsFrom)) {  // its parents go: store whole maps
+          impl_->maps(t, ns).resolve(id, stored);
+          Stmt(impl_->db, "UPDATE checkpoints SET checkpoint = ?4 WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3")
+              .bind(1, t).bind(2, ns).bind(3, id).bind(4, stored.dump()).run();
+        }
+        json versions = stored.value("channel_versions", json::object());
         // The kept values are stored whole, so the appends they were built from can go.
         {
           std::string current = id;

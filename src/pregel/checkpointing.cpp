@@ -145,7 +145,10 @@ void PregelRun::start_persist() {
   Persist& p = *cp_;
   p.saver = saver();
   p.durability = config_.durability;
-  p.queue = std::make_unique<SaveQueue>(g_->executor);
+  p.queue = std::make_unique<SaveQueue>(g_->executor, [s = p.saver](const std::function<void()>& run) {
+    if (s) s->batch(run);
+    else run();
+  });
   p.interrupt_before = config_.interrupt_before ? *config_.interrupt_before : g_->interrupt_before;
   p.interrupt_after = config_.interrupt_after ? *config_.interrupt_after : g_->interrupt_after;
   p.run_id = config_.run_id.empty() ? uuid4() : config_.run_id;
@@ -241,6 +244,7 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
 
   p.has_checkpoint = true;
   p.seen_cache_valid = false;
+  p.maps_id.reset();
   p.current = tuple.config;
   p.parent = tuple.parent_config;
   p.metadata = tuple.metadata;
@@ -638,20 +642,29 @@ void PregelRun::store_checkpoint() {
   Checkpoint c;
   c.id = checkpoint_id_;
   c.ts = p.created_at;
+  // Delta storage: a channel that only appended since its stored version sends just the new
+  // elements, and the version maps send only what changed since the checkpoint this run stored
+  // last (a whole one every kMaxChain, so a reader walks a bounded chain). Neither with
+  // durability exit, whose one put may not follow the versions it would name.
+  constexpr int kMaxChain = 64;
+  const bool deltas_ok = p.deltas && p.durability != Durability::exit;
+  const bool maps_delta = deltas_ok && p.seen_cache_valid && p.maps_id && p.parent &&
+                          p.parent->checkpoint_id == p.maps_id && p.maps_chain < kMaxChain;
   json new_versions = json::object();
   json updated = json::array();
   // Keys arrive in name order: each insert into nlohmann's sorted objects is O(1) with a hint.
   auto& versions = c.channel_versions.get_ref<json::object_t&>();
   auto& values = c.channel_values.get_ref<json::object_t&>();
   auto& fresh = new_versions.get_ref<json::object_t&>();
-  // Delta storage: a channel that only appended since its stored version sends just the new
-  // elements (not with durability exit, whose one put may not follow the version it would name).
-  const bool deltas_ok = p.deltas && p.durability != Durability::exit;
-  std::vector<ChannelDelta> deltas;
+  PutDeltas deltas;
   for (int i : g_->channels_by_name) {
     const ChannelData& cd = g_->channels[i];
-    if (!ch_[i]->tracked() || version_[i] == 0) continue;
-    versions.emplace_hint(versions.end(), cd.name, version_[i]);
+    if (!ch_[i]->tracked()) continue;
+    if (version_[i] == 0) {
+      if (maps_delta && p.saved_version[i] != 0) versions.emplace_hint(versions.end(), cd.name, nullptr);
+      continue;
+    }
+    if (!maps_delta || version_[i] != p.saved_version[i]) versions.emplace_hint(versions.end(), cd.name, version_[i]);
     if (version_[i] == max_version_) updated.push_back(cd.name);
     if (version_[i] == p.saved_version[i]) continue;
     fresh.emplace_hint(fresh.end(), cd.name, version_[i]);
@@ -661,7 +674,7 @@ void PregelRun::store_checkpoint() {
       const json& all = *json_channel(i)->peek();  // appended_from() implies an array value
       json appended = json::array();
       for (std::size_t k = *from; k < all.size(); ++k) appended.push_back(all[k]);
-      deltas.push_back(ChannelDelta{cd.name, p.stored_version[i], std::move(appended)});
+      deltas.appends.push_back(ChannelDelta{cd.name, p.stored_version[i], std::move(appended)});
       p.stored_version[i] = version_[i];
     } else if (std::optional<json> v = ch_[i]->checkpoint()) {
       values.emplace_hint(values.end(), cd.name, std::move(*v));
@@ -678,7 +691,10 @@ void PregelRun::store_checkpoint() {
     c.channel_values[kTasksChannel] = std::move(sends);
     c.channel_versions[kTasksChannel] = max_version_;
     new_versions[kTasksChannel] = max_version_;
+  } else if (maps_delta && p.tasks_versioned) {
+    c.channel_versions[kTasksChannel] = nullptr;
   }
+  p.tasks_versioned = !pending_sends_.empty();
   c.updated_channels = std::move(updated);
   // versions_seen: after a step only the nodes that ran changed; otherwise rebuild all.
   auto seen_of = [&](const NodeData& node) {
@@ -696,14 +712,30 @@ void PregelRun::store_checkpoint() {
     p.seen_cache_valid = true;
   } else {
     for (const auto& t : tasks_)
-      if (!t->push && !t->synthetic) p.seen_cache[t->node->name] = seen_of(*t->node);
+      if (!t->push && !t->synthetic) {
+        json seen = seen_of(*t->node);
+        if (maps_delta) c.versions_seen[t->node->name] = seen;
+        p.seen_cache[t->node->name] = std::move(seen);
+      }
   }
-  c.versions_seen = p.seen_cache;
-  json iseen = json::object();
-  for (int i : g_->channels_by_name)
-    if (p.interrupt_seen[i]) iseen.get_ref<json::object_t&>().emplace_hint(iseen.get_ref<json::object_t&>().end(), g_->channels[i].name, p.interrupt_seen[i]);
-  c.versions_seen[kInterruptChannel] = std::move(iseen);
+  if (!maps_delta) c.versions_seen = p.seen_cache;
+  if (!maps_delta || p.interrupt_seen != p.saved_interrupt_seen) {
+    json iseen = json::object();
+    auto& obj = iseen.get_ref<json::object_t&>();
+    for (int i : g_->channels_by_name)
+      if (p.interrupt_seen[i]) obj.emplace_hint(obj.end(), g_->channels[i].name, p.interrupt_seen[i]);
+    c.versions_seen[kInterruptChannel] = std::move(iseen);
+  }
   p.saved_version = version_;
+  p.saved_interrupt_seen = p.interrupt_seen;
+  if (maps_delta) {
+    deltas.versions_root = p.maps_root;
+    ++p.maps_chain;
+  } else if (deltas_ok) {
+    p.maps_root = c.id;
+    p.maps_chain = 0;
+  }
+  p.maps_id = deltas_ok ? std::optional(c.id) : std::nullopt;
 
   CheckpointConfig parent{p.current.thread_id, p.current.checkpoint_ns,
                           p.parent ? p.parent->checkpoint_id : std::nullopt};

@@ -30,6 +30,13 @@ struct PregelRun::Persist {
   std::vector<uint64_t> interrupt_seen;       // versions_seen["__interrupt__"]
   json seen_cache = json::object();           // versions_seen of the nodes, as last stored
   bool seen_cache_valid = false;              // false: rebuild from seen_ at the next store
+  // Version maps as changes (PutDeltas::versions_root): what the last checkpoint this run stored
+  // had, so the next one sends only what differs from it.
+  std::optional<std::string> maps_id;         // that checkpoint (unset: none, or maps unknown)
+  std::string maps_root;                      // the first of its chain, stored with whole maps
+  int maps_chain = 0;                         // checkpoints stored as changes since the root
+  bool tasks_versioned = false;               // it had a __pregel_tasks version
+  std::vector<uint64_t> saved_interrupt_seen; // its versions_seen["__interrupt__"]
   std::vector<PendingWrite> pending;          // the current checkpoint's pending writes
   bool match_pending = false;                 // the next plan reuses writes of finished tasks
   std::mutex resume_mutex;                    // guards null_resume and resume_map

@@ -1,6 +1,8 @@
 // SaveQueue: runs a checkpointed run's saver calls in order, in the background (durability
 // "async"). Jobs run one at a time on the pool; drain() waits for all of them, running them on
 // the caller's thread when no pool job has started yet (so a full pool cannot stall a run).
+// What queued up while jobs ran is run as one batch (one transaction in SqliteSaver), so a saver
+// slower than the run commits less often instead of falling behind.
 // Thread-safe: push may be called from any task's thread.
 #pragma once
 
@@ -18,7 +20,12 @@ namespace superstep::internal {
 
 class SaveQueue {
  public:
-  explicit SaveQueue(std::shared_ptr<ThreadPool> pool) : state_(std::make_shared<State>()), pool_(std::move(pool)) {}
+  /// `batch(run)`: runs `run` (several jobs) as one unit of storage work (CheckpointSaver::batch).
+  using Batch = std::function<void(const std::function<void()>&)>;
+  explicit SaveQueue(std::shared_ptr<ThreadPool> pool, Batch batch = nullptr)
+      : state_(std::make_shared<State>()), pool_(std::move(pool)) {
+    state_->batch = std::move(batch);
+  }
   ~SaveQueue() {
     try {
       drain();
@@ -63,21 +70,33 @@ class SaveQueue {
     bool running = false;    // some thread is running jobs
     bool scheduled = false;  // a pool job is queued
     std::exception_ptr error;
-    /// Runs the queued jobs. Requires: `lock` holds mutex and nobody else is running.
+    Batch batch;
+    /// Runs the queued jobs, all that are queued at once as a batch. Requires: `lock` holds
+    /// mutex and nobody else is running.
     void run(std::unique_lock<std::mutex>& lock) {
       running = true;
       while (!jobs.empty()) {
-        std::function<void()> job = std::move(jobs.front());
-        jobs.pop_front();
+        std::deque<std::function<void()>> now;
+        now.swap(jobs);
         lock.unlock();
+        std::exception_ptr failed;
+        auto run_all = [&] {
+          for (auto& job : now) {
+            try {
+              job();
+            } catch (...) {
+              if (!failed) failed = std::current_exception();
+            }
+          }
+        };
         try {
-          job();
+          if (batch && now.size() > 1) batch(run_all);
+          else run_all();
         } catch (...) {
-          lock.lock();
-          if (!error) error = std::current_exception();
-          lock.unlock();
+          if (!failed) failed = std::current_exception();
         }
         lock.lock();
+        if (failed && !error) error = failed;
       }
       running = false;
       idle.notify_all();

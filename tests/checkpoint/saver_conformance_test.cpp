@@ -162,7 +162,7 @@ TEST_P(SaverConformance, AppendsStoredAsDeltasReadBackWhole) {
   for (int v = 2; v <= 4; ++v) {
     std::string item(1, static_cast<char>('a' + v - 1));
     at = saver->put_with_deltas(at, cp(std::to_string(v), {{"other", v}}, {{"log", v}, {"other", v}}), json::object(),
-                                {{"log", v}, {"other", v}}, {sp::ChannelDelta{"log", v - 1, json::array({item})}});
+                                {{"log", v}, {"other", v}}, sp::PutDeltas{{sp::ChannelDelta{"log", v - 1, json::array({item})}}, {}});
   }
   auto latest = saver->get_tuple({"d", "", std::nullopt});
   ASSERT_TRUE(latest);
@@ -184,7 +184,7 @@ TEST_P(SaverConformance, AppendsStoredAsDeltasReadBackWhole) {
 
   // An append whose base is missing is a clear error naming thread, checkpoint and channel.
   saver->put_with_deltas({"broken", "", std::nullopt}, cp("1", json::object(), {{"log", 7}}), json::object(),
-                         {{"log", 7}}, {sp::ChannelDelta{"log", 6, json::array({"x"})}});
+                         {{"log", 7}}, sp::PutDeltas{{sp::ChannelDelta{"log", 6, json::array({"x"})}}, {}});
   try {
     saver->get_tuple({"broken", "", std::nullopt});
     ADD_FAILURE() << "the base version 6 was never stored";

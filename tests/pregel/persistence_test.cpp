@@ -500,8 +500,8 @@ TEST_P(Persistence, AConversationStoredAsAppendsReadsBackWholeThroughReplacesAnd
     }
     bool stores_deltas() const override { return inner->stores_deltas(); }
     sp::CheckpointConfig put_with_deltas(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m,
-                                         const json& nv, const std::vector<sp::ChannelDelta>& d) override {
-      for (const auto& delta : d) appends += delta.channel == "messages";
+                                         const json& nv, const sp::PutDeltas& d) override {
+      for (const auto& delta : d.appends) appends += delta.channel == "messages";
       whole += cp.channel_values.contains("messages");
       return inner->put_with_deltas(c, cp, m, nv, d);
     }

@@ -30,7 +30,7 @@ class PostgresSaver final : public CheckpointSaver {
                        const json& new_versions) override;
   bool stores_deltas() const override { return true; }
   CheckpointConfig put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
-                                   const json& new_versions, const std::vector<ChannelDelta>& deltas) override;
+                                   const json& new_versions, const PutDeltas& deltas) override;
   void put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
                   const std::string& task_id, const std::string& task_path = "") override;
   std::optional<CheckpointTuple> get_tuple(const CheckpointConfig& config) override;

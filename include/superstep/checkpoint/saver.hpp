@@ -8,6 +8,7 @@
 // checkpoint's `channel_values` are rebuilt from its `channel_versions`.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,21 @@ struct ChannelDelta {
   std::string channel;
   json base_version;
   json appended = json::array();
+};
+
+/// What put_with_deltas() stores in compact form (superstep's delta storage).
+struct PutDeltas {
+  /// Channels stored as appends: each is also in `new_versions` and absent from
+  /// `checkpoint.channel_values`.
+  std::vector<ChannelDelta> appends;
+  /// When set, `checkpoint.channel_versions` and `checkpoint.versions_seen` hold only what changed
+  /// since the parent (`config.checkpoint_id`, put to this saver before): the channel versions
+  /// added or changed (null: the channel has no version any more) and the whole map of each node
+  /// whose map changed. The value names the first checkpoint of this chain of puts, the one put
+  /// with whole maps, so a reader fetches the chain in one range of ids.
+  std::optional<std::string> versions_root;
+
+  bool empty() const { return appends.empty() && !versions_root; }
 };
 
 /// What list() returns: every field optional, combined with AND.
@@ -51,21 +67,24 @@ class CheckpointSaver {
   virtual CheckpointConfig put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
                                const json& new_versions) = 0;
   /// Whether put_with_deltas() stores deltas. When true the engine hands append-only channels
-  /// (append, concat, add_messages without replacements) as deltas, so a long conversation
-  /// costs O(n) bytes in all instead of O(n^2).
+  /// (append, concat, add_messages without replacements) as appends, so a long conversation
+  /// costs O(n) bytes in all instead of O(n^2), and a run's version maps as changes to the
+  /// previous checkpoint's, so a step of a graph with N channels costs O(what it changed), not O(N).
   virtual bool stores_deltas() const { return false; }
-  /// put() where each channel of `deltas` (also in `new_versions`, absent from
-  /// `checkpoint.channel_values`) is stored as what it appended to its value at the delta's
-  /// base version. Reading any checkpoint still returns whole values. The default accepts only
-  /// an empty `deltas`.
+  /// put() with parts in compact form (PutDeltas). Reading any checkpoint still returns whole
+  /// values and whole version maps. The default accepts only an empty `deltas`.
   virtual CheckpointConfig put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
-                                           const json& metadata, const json& new_versions,
-                                           const std::vector<ChannelDelta>& deltas);
+                                           const json& metadata, const json& new_versions, const PutDeltas& deltas);
   /// Claims `thread_id`/`checkpoint_ns` for one run, across every process sharing this store:
   /// nullptr when another live run holds it. The claim ends when the returned object is
   /// destroyed, or when its process dies. The default (InMemorySaver, one process) holds
   /// nothing: the engine already refuses a second run on a thread within a process.
   virtual std::unique_ptr<ThreadClaim> claim_thread(const std::string& thread_id, const std::string& checkpoint_ns);
+  /// Runs `writes` (calls of put, put_with_deltas and put_writes, in order) as one unit of
+  /// storage work; each call still succeeds or fails on its own. SqliteSaver commits them in one
+  /// transaction. The engine batches what async durability queued while the saver was busy.
+  /// The default just runs them.
+  virtual void batch(const std::function<void()>& writes) { writes(); }
   /// Saves a task's writes `(channel, value)` against checkpoint `config.checkpoint_id`.
   virtual void put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
                           const std::string& task_id, const std::string& task_path = "") = 0;

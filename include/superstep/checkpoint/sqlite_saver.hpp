@@ -24,10 +24,11 @@ class SqliteSaver final : public CheckpointSaver {
   /// True unless turned off with store_deltas(false).
   bool stores_deltas() const override;
   CheckpointConfig put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
-                                   const json& new_versions, const std::vector<ChannelDelta>& deltas) override;
+                                   const json& new_versions, const PutDeltas& deltas) override;
   /// Turns delta storage of appends on (the default) or off (every value stored whole: for
   /// comparisons, as in `superstep-bench conversation_storage`).
   void store_deltas(bool on);
+  void batch(const std::function<void()>& writes) override;
   void put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
                   const std::string& task_id, const std::string& task_path = "") override;
   std::optional<CheckpointTuple> get_tuple(const CheckpointConfig& config) override;
