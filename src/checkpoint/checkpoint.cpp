@@ -40,21 +40,23 @@ json Checkpoint::to_json() const {
   return j;
 }
 
-Checkpoint Checkpoint::from_json(const json& j) {
+Checkpoint Checkpoint::from_json(const json& j) { return from_json(json(j)); }
+
+Checkpoint Checkpoint::from_json(json&& j) {
   if (!j.is_object()) throw CheckpointError("a checkpoint must be a JSON object, got " + j.dump().substr(0, 80));
   Checkpoint c;
   c.extra = json::object();
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
-    const json& v = it.value();
+    json& v = it.value();
     if (k == "v") c.v = v.is_number_integer() ? v.get<int>() : 4;
     else if (k == "id") c.id = v.is_string() ? v.get<std::string>() : v.dump();
     else if (k == "ts") c.ts = v.is_string() ? v.get<std::string>() : v.dump();
-    else if (k == "channel_values") c.channel_values = v.is_object() ? v : json::object();
-    else if (k == "channel_versions") c.channel_versions = v.is_object() ? v : json::object();
-    else if (k == "versions_seen") c.versions_seen = v.is_object() ? v : json::object();
-    else if (k == "updated_channels") c.updated_channels = v;
-    else c.extra[k] = v;
+    else if (k == "channel_values") c.channel_values = v.is_object() ? std::move(v) : json::object();
+    else if (k == "channel_versions") c.channel_versions = v.is_object() ? std::move(v) : json::object();
+    else if (k == "versions_seen") c.versions_seen = v.is_object() ? std::move(v) : json::object();
+    else if (k == "updated_channels") c.updated_channels = std::move(v);
+    else c.extra[k] = std::move(v);
   }
   if (c.id.empty()) throw CheckpointError("a checkpoint needs an id");
   return c;
@@ -99,6 +101,11 @@ std::optional<json> BlobResolver::resolve(const std::string& channel, const std:
   json base;
   for (;;) {
     if (auto hit = known_.find({channel, v}); hit != known_.end()) {
+      if (!hit->second.value) {  // known to be missing
+        if (chain.empty()) return std::nullopt;
+        throw CheckpointError(where_ + ": stored value of channel '" + channel + "' at version " + chain.back().first +
+                              " is an append to version " + v + ", which is missing");
+      }
       const json& full = *hit->second.value;
       if (!full.is_array() || hit->second.length == full.size()) base = full;
       else base = json(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(hit->second.length));
@@ -106,6 +113,7 @@ std::optional<json> BlobResolver::resolve(const std::string& channel, const std:
     }
     std::optional<StoredBlob> blob = fetch_(channel, v);
     if (!blob) {
+      known_.emplace(std::pair{channel, v}, Known{nullptr, 0});
       if (chain.empty()) return std::nullopt;
       throw CheckpointError(where_ + ": stored value of channel '" + channel + "' at version " + chain.back().first +
                             " is an append to version " + v + ", which is missing");
@@ -176,7 +184,13 @@ bool matches_query(const CheckpointQuery& q, const std::string& thread, const st
 }
 
 json stored_checkpoint(const Checkpoint& checkpoint) {
-  json j = checkpoint.to_json();
+  json j = checkpoint.extra.is_object() ? checkpoint.extra : json::object();
+  j["v"] = checkpoint.v;
+  j["id"] = checkpoint.id;
+  j["ts"] = checkpoint.ts;
+  j["channel_versions"] = checkpoint.channel_versions;
+  j["versions_seen"] = checkpoint.versions_seen;
+  if (!checkpoint.updated_channels.is_null()) j["updated_channels"] = checkpoint.updated_channels;
   j.erase("channel_values");
   return j;
 }
@@ -201,14 +215,14 @@ void check_deltas(const CheckpointConfig& config, const json& new_versions, cons
                           config.thread_id + "')");
 }
 
-std::shared_ptr<const VersionResolver::Maps> VersionResolver::maps_of(const std::string& id, const json& stored) {
+std::shared_ptr<VersionResolver::Maps> VersionResolver::maps_of(const std::string& id, const json& stored) {
   auto object = [](const json& j, const char* key) {
     auto it = j.find(key);
     return it != j.end() && it->is_object() ? *it : json::object();
   };
   // Walk back to a checkpoint with known or whole maps, then apply the changes forwards.
   std::vector<json> chain;  // newest first: stored forms marked as changes
-  std::shared_ptr<const Maps> base;
+  std::shared_ptr<Maps> base;
   std::string at = id;
   std::optional<json> fetched;
   const json* cur = &stored;
@@ -219,7 +233,7 @@ std::shared_ptr<const VersionResolver::Maps> VersionResolver::maps_of(const std:
     }
     auto from = cur->find(kVersionsFrom);
     if (from == cur->end()) {
-      base = std::make_shared<const Maps>(Maps{object(*cur, "channel_versions"), object(*cur, "versions_seen")});
+      base = std::make_shared<Maps>(Maps{object(*cur, "channel_versions"), object(*cur, "versions_seen")});
       known_.emplace(at, base);
       break;
     }
@@ -255,9 +269,17 @@ std::shared_ptr<const VersionResolver::Maps> VersionResolver::maps_of(const std:
 
 void VersionResolver::resolve(const std::string& id, json& stored) {
   if (!stored.is_object() || !stored.contains(kVersionsFrom)) return;
-  std::shared_ptr<const Maps> m = maps_of(id, stored);
-  stored["channel_versions"] = m->versions;
-  stored["versions_seen"] = m->seen;
+  std::shared_ptr<Maps> m = maps_of(id, stored);
+  // A history resolves the newest first, which builds every older checkpoint's maps; each is
+  // then wanted once more, by its own tuple, so it is handed over rather than copied.
+  known_.erase(id);
+  if (m.use_count() == 1) {
+    stored["channel_versions"] = std::move(m->versions);  // no one else holds it
+    stored["versions_seen"] = std::move(m->seen);
+  } else {
+    stored["channel_versions"] = m->versions;
+    stored["versions_seen"] = m->seen;
+  }
   stored.erase(kVersionsFrom);
   stored.erase(kVersionsRoot);
 }
@@ -267,13 +289,13 @@ void require_thread(const CheckpointConfig& config, const char* operation) {
 }
 
 CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, const std::string& id,
-                           const json& stored, const json& metadata, const std::optional<std::string>& parent,
+                           json stored, const json& metadata, const std::optional<std::string>& parent,
                            const std::function<std::optional<json>(const std::string&, const json&)>& value_of,
                            std::vector<StoredWrite> writes,
                            const std::function<std::vector<StoredWrite>()>& parent_writes) {
   CheckpointTuple t;
   try {
-    t.checkpoint = Checkpoint::from_json(stored);
+    t.checkpoint = Checkpoint::from_json(std::move(stored));
   } catch (const CheckpointError& e) {
     throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored checkpoint is unreadable: " + e.what());
   }

@@ -57,7 +57,7 @@ struct InMemorySaver::Data {
     json stored = s.checkpoint;
     maps.resolve(id, stored);
     return internal::make_tuple(
-        t, ns, id, stored, s.metadata, s.parent,
+        t, ns, id, std::move(stored), s.metadata, s.parent,
         [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
         writes_of(t, ns, id), [&] { return writes_of(t, ns, *s.parent); });
   }

@@ -430,7 +430,7 @@ struct PostgresSaver::Impl {
       at_id = r.id;
       values.set_where("thread '" + t + "', checkpoint '" + r.id + "'");
       out.push_back(internal::make_tuple(
-          t, ns, r.id, stored[k], parse_stored(r.metadata, "metadata", t, r.id), r.parent,
+          t, ns, r.id, std::move(stored[k]), parse_stored(r.metadata, "metadata", t, r.id), r.parent,
           [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
           writes[r.id], [&] { return writes[*r.parent]; }));
     }

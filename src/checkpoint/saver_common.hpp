@@ -50,7 +50,7 @@ class BlobResolver {
 
  private:
   struct Known {
-    std::shared_ptr<const json> value;  // the newest value of the chain
+    std::shared_ptr<const json> value;  // the newest value of the chain; null: none is stored
     std::size_t length;                 // this version's length (a prefix of value)
   };
   Fetch fetch_;
@@ -116,10 +116,10 @@ class VersionResolver {
     json versions;
     json seen;
   };
-  std::shared_ptr<const Maps> maps_of(const std::string& id, const json& stored);
+  std::shared_ptr<Maps> maps_of(const std::string& id, const json& stored);
   Fetch fetch_;
   std::string thread_;
-  std::unordered_map<std::string, std::shared_ptr<const Maps>> known_;
+  std::unordered_map<std::string, std::shared_ptr<Maps>> known_;
 };
 /// Checks a config given to put/put_writes. Throws: CheckpointError naming what is missing.
 void require_thread(const CheckpointConfig& config, const char* operation);
@@ -129,7 +129,7 @@ void require_thread(const CheckpointConfig& config, const char* operation);
 /// writes on the parent). Throws: CheckpointError naming thread and checkpoint when the stored
 /// parts do not parse.
 CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, const std::string& id,
-                           const json& stored, const json& metadata, const std::optional<std::string>& parent,
+                           json stored, const json& metadata, const std::optional<std::string>& parent,
                            const std::function<std::optional<json>(const std::string&, const json&)>& value_of,
                            std::vector<StoredWrite> writes,
                            const std::function<std::vector<StoredWrite>()>& parent_writes);

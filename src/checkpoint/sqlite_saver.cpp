@@ -327,7 +327,7 @@ struct SqliteSaver::Impl {
     json stored = parse_stored(cp, "checkpoint", t, id);
     maps.resolve(id, stored);
     return internal::make_tuple(
-        t, ns, id, stored, parse_stored(md, "metadata", t, id), parent,
+        t, ns, id, std::move(stored), parse_stored(md, "metadata", t, id), parent,
         [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
         writes_of(t, ns, id), [&] { return writes_of(t, ns, *parent); });
   }
@@ -429,16 +429,19 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
 void SqliteSaver::batch(const std::function<void()>& writes) {
   std::lock_guard lock(impl_->mutex);
   if (impl_->batch_depth > 0) return writes();
+  // Each call inside runs in a savepoint of this transaction: a failed call leaves nothing, and
+  // what succeeded is committed even when `writes` itself throws afterwards.
+  std::exception_ptr failed;
   impl_->write([&] {
     ++impl_->batch_depth;
     try {
       writes();
     } catch (...) {
-      --impl_->batch_depth;
-      throw;
+      failed = std::current_exception();
     }
     --impl_->batch_depth;
   });
+  if (failed) std::rethrow_exception(failed);
 }
 
 void SqliteSaver::put_writes(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,

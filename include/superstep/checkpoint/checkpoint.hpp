@@ -38,6 +38,8 @@ struct Checkpoint {
   json to_json() const;
   /// Throws: CheckpointError naming the problem when `j` is not a checkpoint object.
   static Checkpoint from_json(const json& j);
+  /// As above, moving the parts out of `j`.
+  static Checkpoint from_json(json&& j);
 };
 
 /// A write a task made, saved before its step is applied.
