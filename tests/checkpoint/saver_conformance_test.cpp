@@ -197,6 +197,108 @@ TEST_P(SaverConformance, AppendsStoredAsDeltasReadBackWhole) {
   EXPECT_TRUE(saver->get_tuple({"d", "", std::nullopt}).has_value()) << "other threads are unaffected";
 }
 
+TEST_P(SaverConformance, VersionMapsStoredAsChangesReadBackWhole) {
+  ASSERT_TRUE(saver->stores_deltas());
+  // "m0" whole; "m1".."m3" each change the maps of the one before (a chain rooted at "m0").
+  sp::Checkpoint root = cp("m0", {{"a", 1}}, {{"a", 1}, {"b", 1}, {"__pregel_tasks", 1}});
+  root.versions_seen = {{"n1", {{"a", 1}}}, {"n2", {{"b", 1}}}};
+  sp::CheckpointConfig at = saver->put({"m", "", std::nullopt}, root, json::object(), {{"a", 1}});
+  struct Step {
+    std::string id;
+    json versions, seen, whole_versions, whole_seen;
+  };
+  std::vector<Step> steps = {
+      {"m1", {{"a", 2}}, {{"n1", {{"a", 2}}}}, {{"a", 2}, {"b", 1}, {"__pregel_tasks", 1}},
+       {{"n1", {{"a", 2}}}, {"n2", {{"b", 1}}}}},
+      {"m2", {{"b", 3}, {"d", 3}, {"__pregel_tasks", nullptr}}, {{"n3", {{"d", 3}}}},
+       {{"a", 2}, {"b", 3}, {"d", 3}}, {{"n1", {{"a", 2}}}, {"n2", {{"b", 1}}}, {"n3", {{"d", 3}}}}},
+      {"m3", json::object(), {{"n2", {{"b", 3}}}}, {{"a", 2}, {"b", 3}, {"d", 3}},
+       {{"n1", {{"a", 2}}}, {"n2", {{"b", 3}}}, {"n3", {{"d", 3}}}}},
+  };
+  for (const Step& st : steps) {
+    sp::Checkpoint c = cp(st.id, json::object(), st.versions);
+    c.versions_seen = st.seen;
+    sp::PutDeltas d;
+    d.versions_root = "m0";
+    at = saver->put_with_deltas(at, c, json{{"step", st.id}}, json::object(), d);
+  }
+  for (const Step& st : steps) {
+    auto t = saver->get_tuple({"m", "", st.id});
+    ASSERT_TRUE(t) << st.id;
+    EXPECT_EQ(t->checkpoint.channel_versions, st.whole_versions) << st.id;
+    EXPECT_EQ(t->checkpoint.versions_seen, st.whole_seen) << st.id;
+    EXPECT_FALSE(t->checkpoint.extra.contains("versions_from")) << "the marks are storage, not data";
+    EXPECT_EQ(t->checkpoint.channel_values, json::object()) << "a's value at version 2 was never stored";
+  }
+  auto latest = saver->get_tuple({"m", "", std::nullopt});
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->checkpoint.channel_versions, steps.back().whole_versions);
+  // A history reads every chain element whole, newest first.
+  sp::CheckpointQuery q;
+  q.thread_id = "m";
+  auto all = saver->list(q);
+  ASSERT_EQ(all.size(), 4u);
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    EXPECT_EQ(all[steps.size() - 1 - i].checkpoint.versions_seen, steps[i].whole_seen) << steps[i].id;
+  EXPECT_EQ(all.back().checkpoint.channel_versions, root.channel_versions);
+  q.limit = 1;
+  q.before = "m3";
+  auto one = saver->list(q);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].checkpoint.channel_versions, steps[1].whole_versions);
+
+  // A copy reads the same; pruning keeps the newest whole although its parents are gone.
+  saver->copy_thread("m", "m2");
+  EXPECT_EQ(saver->get_tuple({"m2", "", "m2"})->checkpoint.versions_seen, steps[1].whole_seen);
+  saver->prune({"m2"});
+  auto pruned = saver->get_tuple({"m2", "", std::nullopt});
+  ASSERT_TRUE(pruned);
+  EXPECT_EQ(pruned->checkpoint.id, "m3");
+  EXPECT_FALSE(pruned->parent_config);
+  EXPECT_EQ(pruned->checkpoint.channel_versions, steps.back().whole_versions);
+  EXPECT_EQ(pruned->checkpoint.versions_seen, steps.back().whole_seen);
+
+  // Changes on top of a checkpoint that is not there: a clear error naming both.
+  sp::Checkpoint orphan = cp("o2", json::object(), {{"a", 9}});
+  sp::PutDeltas d;
+  d.versions_root = "o0";
+  saver->put_with_deltas({"orphan", "", "o1"}, orphan, json::object(), json::object(), d);
+  try {
+    saver->get_tuple({"orphan", "", std::nullopt});
+    ADD_FAILURE() << "o1 was never stored";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("thread 'orphan', checkpoint 'o2': checkpoint 'o1', whose version maps it builds "
+                                         "on, is missing"),
+              std::string::npos)
+        << e.what();
+  }
+  // Changes with no parent named are refused at put.
+  EXPECT_THROW(saver->put_with_deltas({"orphan", "", std::nullopt}, orphan, json::object(), json::object(), d),
+               sp::CheckpointError);
+}
+
+TEST_P(SaverConformance, BatchStoresEveryCallThatSucceeded) {
+  sp::CheckpointConfig a;
+  EXPECT_THROW(saver->batch([&] {
+    a = saver->put({"b", "", std::nullopt}, cp("1", {{"x", 1}}, {{"x", 1}}), json::object(), {{"x", 1}});
+    saver->put_writes(a, {{"x", 2}}, "task", "");
+    EXPECT_THROW(saver->put_writes({"b", "", std::nullopt}, {{"x", 3}}, "task", ""), sp::CheckpointError);
+    saver->put(a, cp("2", {{"x", 2}}, {{"x", 2}}), json::object(), {{"x", 2}});
+    throw std::runtime_error("the caller fails after the calls");
+  }), std::runtime_error);
+  auto t = saver->get_tuple({"b", "", std::nullopt});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.id, "2");
+  EXPECT_EQ(t->checkpoint.channel_values, json({{"x", 2}}));
+  auto first = saver->get_tuple(a);
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->pending_writes.size(), 1u);
+  EXPECT_EQ(first->pending_writes[0].value, 2);
+  // Reads and writes work as before once the batch is over.
+  saver->put_writes(a, {{"y", 1}}, "other", "");
+  EXPECT_EQ(saver->get_tuple(a)->pending_writes.size(), 2u);
+}
+
 TEST_P(SaverConformance, ThreadIdsWithQuotesNulsAndSqlAreJustNames) {
   const std::string evil = std::string("a'; DROP TABLE checkpoints; --\"") + '\0' + "z";
   saver->put({evil, "ns'\"", std::nullopt}, cp("1", {{"k", "v"}}, {{"k", 1}}), json::object(), {{"k", 1}});
@@ -265,7 +367,7 @@ TEST(SqliteSaver, ReopensAnExistingFileAndRefusesANewerSchema) {
     sp::SqliteSaver newer(path);
     ADD_FAILURE() << "a newer schema must be refused";
   } catch (const sp::CheckpointError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer than this build's (3)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer than this build's (4)"), std::string::npos) << e.what();
   }
 }
 

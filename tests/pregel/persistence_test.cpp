@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -48,6 +49,32 @@ std::vector<std::string> sources(const std::vector<sp::StateSnapshot>& history) 
   for (const auto& s : history) out.push_back(s.metadata["source"].get<std::string>() + ":" + s.metadata["step"].dump());
   return out;
 }
+
+/// A saver that hands every call to `inner`; with `deltas` false it says it stores no deltas, so
+/// the engine hands it whole values and whole version maps (what LangGraph's savers get).
+struct Forwarding : sp::CheckpointSaver {
+  std::shared_ptr<sp::CheckpointSaver> inner;
+  bool deltas = true;
+  explicit Forwarding(std::shared_ptr<sp::CheckpointSaver> s, bool d = true) : inner(std::move(s)), deltas(d) {}
+  sp::CheckpointConfig put(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m, const json& nv) override {
+    return put_with_deltas(c, cp, m, nv, {});
+  }
+  bool stores_deltas() const override { return deltas && inner->stores_deltas(); }
+  sp::CheckpointConfig put_with_deltas(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m,
+                                       const json& nv, const sp::PutDeltas& d) override {
+    return inner->put_with_deltas(c, cp, m, nv, d);
+  }
+  void batch(const std::function<void()>& w) override { inner->batch(w); }
+  void put_writes(const sp::CheckpointConfig& c, const std::vector<std::pair<std::string, json>>& w,
+                  const std::string& t, const std::string& p) override {
+    inner->put_writes(c, w, t, p);
+  }
+  std::optional<sp::CheckpointTuple> get_tuple(const sp::CheckpointConfig& c) override { return inner->get_tuple(c); }
+  std::vector<sp::CheckpointTuple> list(const sp::CheckpointQuery& q) override { return inner->list(q); }
+  void delete_thread(const std::string& t) override { inner->delete_thread(t); }
+  void copy_thread(const std::string& a, const std::string& b) override { inner->copy_thread(a, b); }
+  void prune(const std::vector<std::string>& t, bool k) override { inner->prune(t, k); }
+};
 
 }  // namespace
 
@@ -462,6 +489,64 @@ TEST_P(Persistence, SendFanOutSurvivesAPause) {
   EXPECT_EQ(out["results"], json({0, 2, 4}));
 }
 
+TEST_P(Persistence, VersionMapsStoredAsChangesReadBackLikeWholeMapsOverLongRuns) {
+  // 150 nodes (two chains of whole maps and changes), a Send fan-out in the middle (its
+  // __pregel_tasks version comes and goes) and a pause; every durability mode. The same graph on
+  // a saver given whole maps is the reference.
+  sp::StateSchema s;
+  s.field("count").field("trace", sp::reducers::append);
+  sp::StateGraph g(s);
+  const int n = 150;
+  for (int i = 0; i < n; ++i) {
+    std::string name = "n" + std::to_string(i);
+    g.add_node(name, [name](const sp::State& st) { return json{{"count", st.get<int>("count") + 1}, {"trace", {name}}}; });
+    if (i > 0 && i != 76) g.add_edge("n" + std::to_string(i - 1), name);
+  }
+  g.add_node("w", [](const sp::State& in) { return json{{"trace", {"w" + std::to_string(in.get<int>("i"))}}}; });
+  g.add_conditional_edges("n75", [](const sp::State&) {
+    return sp::Route{sp::Send{"w", {{"i", 1}}}, sp::Send{"w", {{"i", 2}}}};
+  });
+  g.add_edge("w", "n76");
+  g.add_edge(sp::START, "n0");
+  g.add_edge("n" + std::to_string(n - 1), sp::END);
+  auto reference = std::make_shared<Forwarding>(std::make_shared<sp::InMemorySaver>(), /*deltas=*/false);
+  for (sp::Durability d : {sp::Durability::sync, sp::Durability::async}) {
+    const std::string thread = d == sp::Durability::sync ? "long-sync" : "long-async";
+    auto run = [&](std::shared_ptr<sp::CheckpointSaver> to) {
+      auto app = g.compile({.checkpointer = to, .interrupt_before = {"n100"}});
+      sp::RunConfig c = cfg(thread);
+      c.durability = d;
+      c.recursion_limit = 1000;
+      app.invoke(json{{"count", 0}}, c);
+      return app.invoke(nullptr, c);
+    };
+    json want = run(reference);
+    ASSERT_EQ(want["count"], n);
+    EXPECT_EQ(run(saver), want);
+    sp::CheckpointQuery q;
+    q.thread_id = thread;
+    auto got = saver->list(q), ref = reference->list(q);
+    ASSERT_EQ(got.size(), ref.size());
+    ASSERT_GT(got.size(), 140u);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].checkpoint.channel_versions, ref[i].checkpoint.channel_versions) << "checkpoint " << i;
+      EXPECT_EQ(got[i].checkpoint.versions_seen, ref[i].checkpoint.versions_seen) << "checkpoint " << i;
+      EXPECT_EQ(got[i].checkpoint.channel_values, ref[i].checkpoint.channel_values) << "checkpoint " << i;
+      EXPECT_EQ(got[i].checkpoint.updated_channels, ref[i].checkpoint.updated_channels) << "checkpoint " << i;
+    }
+    // The paused checkpoint reads back whole by id too (a chain resolved on its own).
+    auto app = g.compile({.checkpointer = saver});
+    sp::RunConfig at = cfg(thread);
+    at.checkpoint_id = got[got.size() / 2].config.checkpoint_id;
+    auto snap = app.get_state(at);
+    sp::RunConfig ref_at = cfg(thread);
+    ref_at.checkpoint_id = ref[ref.size() / 2].config.checkpoint_id;
+    auto ref_snap = g.compile({.checkpointer = reference}).get_state(ref_at);
+    EXPECT_EQ(snap.values, ref_snap.values);
+    EXPECT_EQ(snap.next, ref_snap.next);
+  }
+}
+
 TEST_P(Persistence, InterruptWithoutCheckpointerIsAClearError) {
   sp::StateSchema s;
   s.field("v");
@@ -491,29 +576,15 @@ TEST_P(Persistence, AConversationStoredAsAppendsReadsBackWholeThroughReplacesAnd
   });
   g.add_edge(sp::START, "ai");
   // Counts how `messages` reaches the saver: as an append, or whole.
-  struct Counting : sp::CheckpointSaver {
-    std::shared_ptr<sp::CheckpointSaver> inner;
+  struct Counting : Forwarding {
     std::atomic<int> appends{0}, whole{0};
-    explicit Counting(std::shared_ptr<sp::CheckpointSaver> s) : inner(std::move(s)) {}
-    sp::CheckpointConfig put(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m, const json& nv) override {
-      return put_with_deltas(c, cp, m, nv, {});
-    }
-    bool stores_deltas() const override { return inner->stores_deltas(); }
+    using Forwarding::Forwarding;
     sp::CheckpointConfig put_with_deltas(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m,
                                          const json& nv, const sp::PutDeltas& d) override {
       for (const auto& delta : d.appends) appends += delta.channel == "messages";
       whole += cp.channel_values.contains("messages");
       return inner->put_with_deltas(c, cp, m, nv, d);
     }
-    void put_writes(const sp::CheckpointConfig& c, const std::vector<std::pair<std::string, json>>& w,
-                    const std::string& t, const std::string& p) override {
-      inner->put_writes(c, w, t, p);
-    }
-    std::optional<sp::CheckpointTuple> get_tuple(const sp::CheckpointConfig& c) override { return inner->get_tuple(c); }
-    std::vector<sp::CheckpointTuple> list(const sp::CheckpointQuery& q) override { return inner->list(q); }
-    void delete_thread(const std::string& t) override { inner->delete_thread(t); }
-    void copy_thread(const std::string& a, const std::string& b) override { inner->copy_thread(a, b); }
-    void prune(const std::vector<std::string>& t, bool k) override { inner->prune(t, k); }
   };
   auto counting = std::make_shared<Counting>(saver);
   auto app = g.compile({.checkpointer = counting});
