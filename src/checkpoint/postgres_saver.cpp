@@ -405,7 +405,8 @@ struct PostgresSaver::Impl {
     internal::BlobResolver values(
         [&](const std::string& ch, const std::string& version) -> std::optional<internal::StoredBlob> {
           auto it = blobs.find({ch, version});
-          if (it == blobs.end() && whole_channel.insert(ch).second) {
+          // A wanted version was fetched above when stored; only an append's base may be elsewhere.
+          if (it == blobs.end() && !wanted.count({ch, version}) && whole_channel.insert(ch).second) {
             Result all = c.run("channel_blobs", kChannelBlobs, Params().bytes(t).bytes(ns).bytes(ch));
             for (int i = 0; i < all.rows(); ++i)
               blobs.emplace(std::pair{ch, all.bytes(i, 0)}, std::pair{all.bytes(i, 1), all.opt(i, 2)});
