@@ -10,9 +10,11 @@
 #include <cerrno>
 #include <random>
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "checkpoint/saver_common.hpp"
@@ -96,22 +98,27 @@ bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno ==
 /// saver's mutex; a statement already in use (a nested query with the same text) is not shared.
 class StmtCache {
  public:
+  struct Entry {
+    sqlite3_stmt* stmt = nullptr;
+    bool busy = false;
+  };
   explicit StmtCache(sqlite3*& db) : db_(db) {}
   ~StmtCache() { clear(); }
-  /// A prepared statement for `sql` (reset), marked in use; nullptr when the cached one is busy.
-  sqlite3_stmt* take(const char* sql) {
-    auto& e = map_[sql];
+  /// The entry of a prepared statement for `sql`, marked in use; nullptr when the cached one is busy.
+  Entry* take(const char* sql) {
+    auto it = map_.find(std::string_view(sql));
+    if (it == map_.end()) it = map_.emplace(sql, Entry{}).first;
+    Entry& e = it->second;
     if (e.busy) return nullptr;
     if (!e.stmt && sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &e.stmt, nullptr) != SQLITE_OK)
       throw CheckpointError(std::string("sqlite: cannot prepare statement: ") + sqlite3_errmsg(db_));
     e.busy = true;
-    return e.stmt;
+    return &e;
   }
-  void give_back(sqlite3_stmt* s) {
-    sqlite3_reset(s);
-    sqlite3_clear_bindings(s);
-    for (auto& [sql, e] : map_)
-      if (e.stmt == s) e.busy = false;
+  static void give_back(Entry* e) {
+    sqlite3_reset(e->stmt);
+    sqlite3_clear_bindings(e->stmt);
+    e->busy = false;
   }
   /// Finalizes everything (before the connection closes).
   void clear() {
@@ -120,12 +127,12 @@ class StmtCache {
   }
 
  private:
-  struct Entry {
-    sqlite3_stmt* stmt = nullptr;
-    bool busy = false;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   sqlite3*& db_;
-  std::unordered_map<std::string, Entry> map_;
+  std::unordered_map<std::string, Entry, Hash, std::equal_to<>> map_;  // node-based: entries stay put
 };
 
 /// A prepared statement, reset on scope exit: prepared for this use, or borrowed from a cache.
@@ -135,13 +142,13 @@ class Stmt {
     if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
       throw CheckpointError(std::string("sqlite: cannot prepare statement: ") + sqlite3_errmsg(db));
   }
-  Stmt(sqlite3* db, StmtCache& cache, const char* sql) : db_(db), s_(cache.take(sql)) {
-    if (s_) cache_ = &cache;
+  Stmt(sqlite3* db, StmtCache& cache, const char* sql) : db_(db), cached_(cache.take(sql)) {
+    if (cached_) s_ = cached_->stmt;
     else if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
       throw CheckpointError(std::string("sqlite: cannot prepare statement: ") + sqlite3_errmsg(db));
   }
   ~Stmt() {
-    if (cache_) cache_->give_back(s_);
+    if (cached_) StmtCache::give_back(cached_);
     else sqlite3_finalize(s_);
   }
   Stmt(const Stmt&) = delete;
@@ -185,7 +192,7 @@ class Stmt {
  private:
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
-  StmtCache* cache_ = nullptr;
+  StmtCache::Entry* cached_ = nullptr;
 };
 
 
