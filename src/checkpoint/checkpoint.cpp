@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include "checkpoint/saver_common.hpp"
 #include "superstep/errors.hpp"
@@ -29,14 +30,8 @@ CheckpointConfig CheckpointConfig::from_json(const json& config) {
 }
 
 json Checkpoint::to_json() const {
-  json j = extra.is_object() ? extra : json::object();
-  j["v"] = v;
-  j["id"] = id;
-  j["ts"] = ts;
+  json j = internal::stored_checkpoint(*this);
   j["channel_values"] = channel_values;
-  j["channel_versions"] = channel_versions;
-  j["versions_seen"] = versions_seen;
-  if (!updated_channels.is_null()) j["updated_channels"] = updated_channels;
   return j;
 }
 
@@ -216,53 +211,47 @@ void check_deltas(const CheckpointConfig& config, const json& new_versions, cons
 }
 
 std::shared_ptr<VersionResolver::Maps> VersionResolver::maps_of(const std::string& id, const json& stored) {
-  auto object = [](const json& j, const char* key) {
+  static const json empty = json::object();
+  auto object = [](const json& j, const char* key) -> const json& {
     auto it = j.find(key);
-    return it != j.end() && it->is_object() ? *it : json::object();
+    return it != j.end() && it->is_object() ? *it : empty;
   };
   // Walk back to a checkpoint with known or whole maps, then apply the changes forwards.
-  std::vector<json> chain;  // newest first: stored forms marked as changes
+  std::vector<std::pair<std::string, json>> chain;  // newest first: (id, stored form marked as changes)
   std::shared_ptr<Maps> base;
   std::string at = id;
-  std::optional<json> fetched;
-  const json* cur = &stored;
+  json cur = stored;
   for (;;) {
     if (auto k = known_.find(at); k != known_.end()) {
       base = k->second;
       break;
     }
-    auto from = cur->find(kVersionsFrom);
-    if (from == cur->end()) {
-      base = std::make_shared<Maps>(Maps{object(*cur, "channel_versions"), object(*cur, "versions_seen")});
+    auto from = cur.find(kVersionsFrom);
+    if (from == cur.end()) {
+      base = std::make_shared<Maps>(Maps{object(cur, "channel_versions"), object(cur, "versions_seen")});
       known_.emplace(at, base);
       break;
     }
     if (!from->is_string() || chain.size() > 1'000'000)
       throw CheckpointError("thread '" + thread_ + "', checkpoint '" + id + "': stored version chain is corrupt");
     std::string parent = from->get<std::string>();
-    std::string root = cur->value(kVersionsRoot, parent);
-    chain.push_back(*cur);
-    fetched = fetch_(parent, root);
+    std::optional<json> fetched = fetch_(parent, cur.value(kVersionsRoot, parent));
     if (!fetched)
       throw CheckpointError("thread '" + thread_ + "', checkpoint '" + id + "': checkpoint '" + parent +
                             "', whose version maps it builds on, is missing");
-    at = std::move(parent);
-    cur = &*fetched;
+    chain.emplace_back(std::exchange(at, std::move(parent)), std::exchange(cur, std::move(*fetched)));
   }
-  // chain[k] is the child of chain[k+1] (or of base for the last one).
-  std::vector<std::string> ids{id};
-  for (std::size_t k = 0; k + 1 < chain.size(); ++k) ids.push_back(chain[k][kVersionsFrom].get<std::string>());
-  for (std::size_t k = chain.size(); k-- > 0;) {
+  for (auto link = chain.rbegin(); link != chain.rend(); ++link) {
     auto m = std::make_shared<Maps>(*base);
-    const json changed = object(chain[k], "channel_versions");
+    const json& changed = object(link->second, "channel_versions");
     for (auto it = changed.begin(); it != changed.end(); ++it) {
       if (it->is_null()) m->versions.erase(it.key());
       else m->versions[it.key()] = *it;
     }
-    const json seen = object(chain[k], "versions_seen");
+    const json& seen = object(link->second, "versions_seen");
     for (auto it = seen.begin(); it != seen.end(); ++it) m->seen[it.key()] = *it;
     base = m;
-    known_.emplace(ids[k], base);
+    known_.emplace(link->first, base);
   }
   return base;
 }

@@ -349,6 +349,27 @@ struct PostgresSaver::Impl {
     }
   }
 
+  /// Rebuilds version maps stored as changes. A chain's checkpoints come from `texts` (id ->
+  /// stored text, those this read already has) or, in one range of ids, from the table.
+  static internal::VersionResolver versions(Conn& c, const std::string& t, const std::string& ns,
+                                            std::shared_ptr<std::map<std::string, std::string>> texts) {
+    return internal::VersionResolver(
+        [&c, t, ns, texts](const std::string& id, const std::string& root) -> std::optional<json> {
+          auto it = texts->find(id);
+          if (it == texts->end()) {
+            Result range = c.run("chain_of",
+                                 "SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = $1::bytea AND "
+                                 "checkpoint_ns = $2::bytea AND checkpoint_id >= $3::text AND checkpoint_id <= $4::text",
+                                 Params().bytes(t).bytes(ns).bytes(std::min(root, id)).bytes(id));
+            for (int i = 0; i < range.rows(); ++i) texts->emplace(range.bytes(i, 0), range.bytes(i, 1));
+            it = texts->find(id);
+          }
+          if (it == texts->end()) return std::nullopt;
+          return parse_stored(it->second, "checkpoint", t, id);
+        },
+        t);
+  }
+
   /// Builds the tuples of `rows` (one thread and namespace), fetching their values and pending
   /// writes in one statement each.
   std::vector<CheckpointTuple> load(Conn& c, const std::vector<Row>& rows) {
@@ -359,24 +380,9 @@ struct PostgresSaver::Impl {
     std::vector<json> stored;
     std::set<std::pair<std::string, std::string>> wanted;
     std::vector<std::string> ids;
-    // Version maps stored as changes: the chain comes from `rows` or, in one range, the table.
-    std::map<std::string, std::string> texts;
-    for (const auto& r : rows) texts.emplace(r.id, r.checkpoint);
-    internal::VersionResolver maps(
-        [&](const std::string& id, const std::string& root) -> std::optional<json> {
-          auto it = texts.find(id);
-          if (it == texts.end()) {
-            Result range = c.run("chain_of",
-                                 "SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = $1::bytea AND "
-                                 "checkpoint_ns = $2::bytea AND checkpoint_id >= $3::text AND checkpoint_id <= $4::text",
-                                 Params().bytes(t).bytes(ns).bytes(std::min(root, id)).bytes(id));
-            for (int i = 0; i < range.rows(); ++i) texts.emplace(range.bytes(i, 0), range.bytes(i, 1));
-            it = texts.find(id);
-          }
-          if (it == texts.end()) return std::nullopt;
-          return parse_stored(it->second, "checkpoint", t, id);
-        },
-        t);
+    auto texts = std::make_shared<std::map<std::string, std::string>>();
+    for (const auto& r : rows) texts->emplace(r.id, r.checkpoint);
+    internal::VersionResolver maps = versions(c, t, ns, texts);
     for (const auto& r : rows) {
       stored.push_back(parse_stored(r.checkpoint, "checkpoint", t, r.id));
       maps.resolve(r.id, stored.back());
@@ -656,16 +662,7 @@ void PostgresSaver::prune(const std::vector<std::string>& thread_ids, bool keep_
         std::string ns = newest.bytes(i, 0), id = newest.bytes(i, 1);
         json stored = parse_stored(newest.bytes(i, 2), "checkpoint", t, id);
         if (!stored.contains(internal::kVersionsFrom)) continue;
-        internal::VersionResolver maps(
-            [&](const std::string& at, const std::string&) -> std::optional<json> {
-              Result r = c.run(nullptr,
-                               "SELECT checkpoint FROM checkpoints WHERE thread_id = $1::bytea AND checkpoint_ns = "
-                               "$2::bytea AND checkpoint_id = $3::text",
-                               Params().bytes(t).bytes(ns).bytes(at));
-              if (r.rows() == 0) return std::nullopt;
-              return parse_stored(r.bytes(0, 0), "checkpoint", t, at);
-            },
-            t);
+        internal::VersionResolver maps = Impl::versions(c, t, ns, std::make_shared<std::map<std::string, std::string>>());
         maps.resolve(id, stored);
         c.run(nullptr,
               "UPDATE checkpoints SET checkpoint = $4::text WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea "

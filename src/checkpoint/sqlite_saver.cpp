@@ -15,6 +15,7 @@
 #include <mutex>
 #include <set>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 
 #include "checkpoint/saver_common.hpp"
@@ -214,42 +215,39 @@ struct SqliteSaver::Impl {
       throw CheckpointError("sqlite '" + path + "': " + msg);
     }
   }
-  /// Runs `fn` in a write transaction (BEGIN IMMEDIATE: takes the write lock up front).
+  /// Runs `fn` between `begin` and `commit`; on failure runs `rollback` and rethrows.
   template <class F>
-  void write(F&& fn) {
-    if (batch_depth > 0) {  // a savepoint inside the batch's transaction: fails alone
-      Stmt(db, stmts, "SAVEPOINT superstep_write").run();
-      try {
-        fn();
-        Stmt(db, stmts, "RELEASE superstep_write").run();
-      } catch (...) {
-        sqlite3_exec(db, "ROLLBACK TO superstep_write; RELEASE superstep_write", nullptr, nullptr, nullptr);
-        throw;
-      }
-      return;
-    }
-    Stmt(db, stmts, "BEGIN IMMEDIATE").run();
+  auto in_transaction(const char* begin, const char* commit, const char* rollback, F&& fn) {
+    Stmt(db, stmts, begin).run();
     try {
-      fn();
-      Stmt(db, stmts, "COMMIT").run();
+      if constexpr (std::is_void_v<decltype(fn())>) {
+        fn();
+        Stmt(db, stmts, commit).run();
+      } else {
+        auto out = fn();
+        Stmt(db, stmts, commit).run();
+        return out;
+      }
     } catch (...) {
-      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      sqlite3_exec(db, rollback, nullptr, nullptr, nullptr);
       throw;
     }
+  }
+  /// Runs `fn` in a write transaction (BEGIN IMMEDIATE: takes the write lock up front); inside
+  /// batch()'s transaction, in a savepoint, so it fails alone.
+  template <class F>
+  void write(F&& fn) {
+    if (batch_depth > 0)
+      in_transaction("SAVEPOINT superstep_write", "RELEASE superstep_write",
+                     "ROLLBACK TO superstep_write; RELEASE superstep_write", std::forward<F>(fn));
+    else
+      in_transaction("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK", std::forward<F>(fn));
   }
   /// Runs `fn` in a read transaction: one snapshot and one round of file locks for all its
   /// statements (each statement on its own would take and drop the WAL locks).
   template <class F>
   auto read(F&& fn) {
-    Stmt(db, stmts, "BEGIN").run();
-    try {
-      auto out = fn();
-      Stmt(db, stmts, "COMMIT").run();
-      return out;
-    } catch (...) {
-      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
-    }
+    return in_transaction("BEGIN", "COMMIT", "ROLLBACK", std::forward<F>(fn));
   }
   std::vector<StoredWrite> writes_of(const std::string& t, const std::string& ns, const std::string& id) {
     Stmt s(db, stmts,
@@ -526,9 +524,10 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
       std::optional<std::string> parent;
     };
     std::vector<Row> rows;
+    const bool filtered = q.filter.is_object() && !q.filter.empty();
     while (s.step()) {
       Row r{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), std::nullopt};
-      if (!internal::matches_filter(parse_stored(r.md, "metadata", r.t, r.id), q.filter)) continue;
+      if (filtered && !internal::matches_filter(parse_stored(r.md, "metadata", r.t, r.id), q.filter)) continue;
       if (q.limit && rows.size() >= *q.limit) break;
       if (!s.is_null(5)) r.parent = s.text(5);
       rows.push_back(std::move(r));
