@@ -54,4 +54,10 @@ void BinaryOperatorAggregate::restore(const std::optional<json>& saved) {
   mark_stored();
 }
 
+void BinaryOperatorAggregate::restore_moved(json&& saved) {
+  value_ = std::move(saved);
+  op_->reset(*value_);
+  mark_stored();
+}
+
 }  // namespace superstep

@@ -273,14 +273,19 @@ void VersionResolver::resolve(const std::string& id, json& stored) {
   stored.erase(kVersionsRoot);
 }
 
+bool keeps_changes(const CheckpointQuery& query, const json& stored, const std::string* next) {
+  if (!query.as_changes || !next || !stored.is_object()) return false;
+  auto from = stored.find(kVersionsFrom);
+  return from != stored.end() && from->is_string() && from->get_ref<const std::string&>() == *next;
+}
+
 void require_thread(const CheckpointConfig& config, const char* operation) {
   if (config.thread_id.empty()) throw CheckpointError(std::string(operation) + ": config has no thread_id");
 }
 
 CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, const std::string& id,
                            json stored, const json& metadata, const std::optional<std::string>& parent,
-                           const std::function<std::optional<json>(const std::string&, const json&)>& value_of,
-                           std::vector<StoredWrite> writes,
+                           BlobResolver& values, std::vector<StoredWrite> writes,
                            const std::function<std::vector<StoredWrite>()>& parent_writes) {
   CheckpointTuple t;
   try {
@@ -289,8 +294,28 @@ CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, con
     throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored checkpoint is unreadable: " + e.what());
   }
   t.checkpoint.channel_values = json::object();
-  for (auto it = t.checkpoint.channel_versions.begin(); it != t.checkpoint.channel_versions.end(); ++it)
-    if (auto v = value_of(it.key(), it.value())) t.checkpoint.channel_values[it.key()] = std::move(*v);
+  if (t.checkpoint.extra.contains(kVersionsFrom)) {
+    // Left as changes (CheckpointQuery::as_changes): the changed channels' values as stored.
+    json appended = json::object();
+    for (auto it = t.checkpoint.channel_versions.begin(); it != t.checkpoint.channel_versions.end(); ++it) {
+      if (it->is_null()) continue;  // a removal
+      std::optional<StoredBlob> b = values.stored(it.key(), it.value().dump());
+      if (!b) continue;
+      if (!b->delta_base) {
+        t.checkpoint.channel_values[it.key()] = std::move(b->value);
+        continue;
+      }
+      json base = json::parse(*b->delta_base, nullptr, false);
+      if (base.is_discarded() || !b->value.is_array())
+        throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored append of channel '" + it.key() +
+                              "' is corrupt");
+      appended[it.key()] = json{{"base", std::move(base)}, {"elements", std::move(b->value)}};
+    }
+    if (!appended.empty()) t.checkpoint.extra[kValuesAppended] = std::move(appended);
+  } else {
+    for (auto it = t.checkpoint.channel_versions.begin(); it != t.checkpoint.channel_versions.end(); ++it)
+      if (auto v = values.resolve(it.key(), it.value().dump())) t.checkpoint.channel_values[it.key()] = std::move(*v);
+  }
   if (t.checkpoint.v < 4 && parent) {
     // Format 3 kept pending Sends as __pregel_tasks writes on the parent checkpoint.
     json sends = json::array();

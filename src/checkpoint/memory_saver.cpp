@@ -51,15 +51,16 @@ struct InMemorySaver::Data {
         },
         t);
   }
+  /// `query`/`next`: a list() read, where `next` is the id of the tuple listed after this one.
   CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const Saved& s,
-                       internal::BlobResolver& values, internal::VersionResolver& maps) const {
+                       internal::BlobResolver& values, internal::VersionResolver& maps,
+                       const CheckpointQuery* query = nullptr, const std::string* next = nullptr) const {
     values.set_where("thread '" + t + "', checkpoint '" + id + "'");
     json stored = s.checkpoint;
-    maps.resolve(id, stored);
+    if (!query || !internal::keeps_changes(*query, stored, next)) maps.resolve(id, stored);
     return internal::make_tuple(
         t, ns, id, std::move(stored), s.metadata, s.parent,
-        [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
-        writes_of(t, ns, id), [&] { return writes_of(t, ns, *s.parent); });
+        values, writes_of(t, ns, id), [&] { return writes_of(t, ns, *s.parent); });
   }
   template <class Map, class Pred>
   static void erase_if(Map& m, Pred pred) {
@@ -128,16 +129,25 @@ std::optional<CheckpointTuple> InMemorySaver::get_tuple(const CheckpointConfig& 
 std::vector<CheckpointTuple> InMemorySaver::list(const CheckpointQuery& query) {
   std::lock_guard lock(mutex_);
   std::vector<CheckpointTuple> out;
+  std::size_t total = 0;
   for (const auto& [key, by_id] : data_->checkpoints) {
-    std::optional<internal::BlobResolver> values;
-    std::optional<internal::VersionResolver> maps;
-    for (auto it = by_id.rbegin(); it != by_id.rend(); ++it) {
+    // The matching checkpoints of this thread and namespace first: each tuple is loaded knowing
+    // the one listed after it (CheckpointQuery::as_changes).
+    std::vector<std::map<std::string, Data::Saved>::const_iterator> picked;
+    for (auto it = by_id.begin(); it != by_id.end(); ++it) {
       if (!internal::matches_query(query, key.first, key.second, it->first)) continue;
       if (!internal::matches_filter(it->second.metadata, query.filter)) continue;
-      if (query.limit && out.size() >= *query.limit) return out;
-      if (!values) values.emplace(data_->resolver(key.first, key.second));
-      if (!maps) maps.emplace(data_->maps(key.first, key.second));
-      out.push_back(data_->load(key.first, key.second, it->first, it->second, *values, *maps));
+      picked.push_back(it);
+    }
+    std::reverse(picked.begin(), picked.end());  // newest first
+    if (query.limit) picked.resize(std::min(picked.size(), *query.limit - std::min(*query.limit, total)));
+    total += picked.size();
+    if (picked.empty()) continue;
+    auto values = data_->resolver(key.first, key.second);
+    auto maps = data_->maps(key.first, key.second);
+    for (std::size_t i = 0; i < picked.size(); ++i) {
+      const std::string* next = i + 1 < picked.size() ? &picked[i + 1]->first : nullptr;
+      out.push_back(data_->load(key.first, key.second, picked[i]->first, picked[i]->second, values, maps, &query, next));
     }
   }
   return out;

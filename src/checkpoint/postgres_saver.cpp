@@ -372,7 +372,8 @@ struct PostgresSaver::Impl {
 
   /// Builds the tuples of `rows` (one thread and namespace), fetching their values and pending
   /// writes in one statement each.
-  std::vector<CheckpointTuple> load(Conn& c, const std::vector<Row>& rows) {
+  /// `query`: a list() read (CheckpointQuery::as_changes).
+  std::vector<CheckpointTuple> load(Conn& c, const std::vector<Row>& rows, const CheckpointQuery* query = nullptr) {
     std::vector<CheckpointTuple> out;
     if (rows.empty()) return out;
     const std::string& t = rows.front().thread;
@@ -383,12 +384,15 @@ struct PostgresSaver::Impl {
     auto texts = std::make_shared<std::map<std::string, std::string>>();
     for (const auto& r : rows) texts->emplace(r.id, r.checkpoint);
     internal::VersionResolver maps = versions(c, t, ns, texts);
-    for (const auto& r : rows) {
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const Row& r = rows[k];
       stored.push_back(parse_stored(r.checkpoint, "checkpoint", t, r.id));
-      maps.resolve(r.id, stored.back());
+      const std::string* next = k + 1 < rows.size() ? &rows[k + 1].id : nullptr;
+      if (!query || !internal::keeps_changes(*query, stored.back(), next)) maps.resolve(r.id, stored.back());
       const json& cv = stored.back().contains("channel_versions") ? stored.back()["channel_versions"] : json::object();
       if (cv.is_object())
-        for (auto it = cv.begin(); it != cv.end(); ++it) wanted.emplace(it.key(), it.value().dump());
+        for (auto it = cv.begin(); it != cv.end(); ++it)
+          if (!it->is_null()) wanted.emplace(it.key(), it.value().dump());
       ids.push_back(r.id);
       if (stored.back().value("v", 4) < 4 && r.parent) ids.push_back(*r.parent);
     }
@@ -438,8 +442,7 @@ struct PostgresSaver::Impl {
       values.set_where("thread '" + t + "', checkpoint '" + r.id + "'");
       out.push_back(internal::make_tuple(
           t, ns, r.id, std::move(stored[k]), parse_stored(r.metadata, "metadata", t, r.id), r.parent,
-          [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
-          writes[r.id], [&] { return writes[*r.parent]; }));
+          values, writes[r.id], [&] { return writes[*r.parent]; }));
     }
     return out;
   }
@@ -605,7 +608,7 @@ std::vector<CheckpointTuple> PostgresSaver::list(const CheckpointQuery& q) {
       while (j < rows.size() && rows[j].thread == rows[i].thread && rows[j].ns == rows[i].ns) ++j;
       std::vector<Row> group(std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(i)),
                              std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(j)));
-      for (auto& t : impl_->load(c, group)) out.push_back(std::move(t));
+      for (auto& t : impl_->load(c, group, &q)) out.push_back(std::move(t));
       i = j;
     }
     return out;

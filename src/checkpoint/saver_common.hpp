@@ -47,6 +47,8 @@ class BlobResolver {
   /// The whole value of `channel` at `version`, or nullopt when none is stored. Throws:
   /// CheckpointError when an append's base is missing, not a list, or the chain loops.
   std::optional<json> resolve(const std::string& channel, const std::string& version);
+  /// The value of `channel` at `version` as stored (an append not resolved), or nullopt.
+  std::optional<StoredBlob> stored(const std::string& channel, const std::string& version) { return fetch_(channel, version); }
 
  private:
   struct Known {
@@ -121,17 +123,25 @@ class VersionResolver {
   std::string thread_;
   std::unordered_map<std::string, std::shared_ptr<Maps>> known_;
 };
+/// list() with CheckpointQuery::as_changes: whether checkpoint `stored` (its stored form) stays
+/// as changes, i.e. it is marked as changes to the tuple listed after it, whose id is `next`
+/// (null: none is).
+bool keeps_changes(const CheckpointQuery& query, const json& stored, const std::string* next);
 /// Checks a config given to put/put_writes. Throws: CheckpointError naming what is missing.
 void require_thread(const CheckpointConfig& config, const char* operation);
 
-/// Rebuilds a tuple. `value_of(channel, version)` returns the stored value or nullopt;
+/// Where a tuple left as changes (CheckpointQuery::as_changes) has the values stored as appends:
+/// `extra[kValuesAppended][channel] = {"base": version, "elements": [...]}`.
+inline constexpr const char* kValuesAppended = "values_appended";
+
+/// Rebuilds a tuple, its values read through `values`. A checkpoint still marked as changes
+/// (keeps_changes) gets the values of its changed channels only, appends as kValuesAppended.
 /// `parent_writes()` is called only for format-3 checkpoints (their pending Sends lived as
 /// writes on the parent). Throws: CheckpointError naming thread and checkpoint when the stored
 /// parts do not parse.
 CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, const std::string& id,
                            json stored, const json& metadata, const std::optional<std::string>& parent,
-                           const std::function<std::optional<json>(const std::string&, const json&)>& value_of,
-                           std::vector<StoredWrite> writes,
+                           BlobResolver& values, std::vector<StoredWrite> writes,
                            const std::function<std::vector<StoredWrite>()>& parent_writes);
 
 }  // namespace superstep::internal

@@ -326,15 +326,15 @@ struct SqliteSaver::Impl {
   }
   CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const std::string& cp,
                        const std::string& md, const std::optional<std::string>& parent, internal::BlobResolver& values,
-                       internal::VersionResolver& maps, std::string& current_id) {
+                       internal::VersionResolver& maps, std::string& current_id, const CheckpointQuery* query = nullptr,
+                       const std::string* next = nullptr) {
     current_id = id;
     values.set_where("thread '" + t + "', checkpoint '" + id + "'");
     json stored = parse_stored(cp, "checkpoint", t, id);
-    maps.resolve(id, stored);
+    if (!query || !internal::keeps_changes(*query, stored, next)) maps.resolve(id, stored);
     return internal::make_tuple(
         t, ns, id, std::move(stored), parse_stored(md, "metadata", t, id), parent,
-        [&](const std::string& ch, const json& version) { return values.resolve(ch, version.dump()); },
-        writes_of(t, ns, id), [&] { return writes_of(t, ns, *parent); });
+        values, writes_of(t, ns, id), [&] { return writes_of(t, ns, *parent); });
   }
 };
 
@@ -545,7 +545,8 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
       auto maps = impl_->maps(rows[i].t, rows[i].ns, texts);
       for (; i < j; ++i) {
         const Row& r = rows[i];
-        out.push_back(impl_->load(r.t, r.ns, r.id, r.cp, r.md, r.parent, values, maps, current_id));
+        const std::string* next = i + 1 < j ? &rows[i + 1].id : nullptr;
+        out.push_back(impl_->load(r.t, r.ns, r.id, r.cp, r.md, r.parent, values, maps, current_id, &q, next));
       }
     }
     return out;

@@ -130,12 +130,8 @@ std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig
   q.filter = filter;
   q.before = std::move(before);
   q.limit = limit;
-  std::vector<StateSnapshot> out;
-  for (const CheckpointTuple& t : target.saver()->list(q)) {
-    internal::PregelRun run(target.graph, config, &t, internal::PregelRun::Inspect{}, target.parent());
-    out.push_back(run.snapshot(/*apply_pending=*/false));
-  }
-  return out;
+  q.as_changes = true;
+  return internal::PregelRun::history(target.graph, config, target.saver()->list(q), target.parent());
 }
 
 RunConfig CompiledStateGraph::update_state(const RunConfig& config, const json& values, const std::string& as_node) const {

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "checkpoint/saver_common.hpp"
 #include "internal/ids.hpp"
 #include "pregel/run.hpp"
 #include "pregel/persist.hpp"
@@ -159,6 +160,30 @@ void PregelRun::start_persist() {
   p.interrupt_seen.assign(ch_.size(), 0);
 }
 
+void PregelRun::load_sends(const std::function<void(const std::string&)>& fail) {
+  const json& sends = cp_->sends;
+  pending_sends_.clear();
+  if (sends.is_null()) return;
+  if (!sends.is_array()) fail("stored '__pregel_tasks' is not a list");
+  for (const json& s : sends) {
+    if (!s.is_object() || !s.contains("node") || !s["node"].is_string()) fail("stored Send is malformed: " + preview(s));
+    const std::string& node = s["node"].get_ref<const std::string&>();
+    if (g_->find_node(node) <= 0) fail("stored Send targets node '" + node + "', which this graph does not have");
+    if (g_->typed) {
+      // A typed Send's argument is the state struct, stored through to_json.
+      std::shared_ptr<const void> arg;
+      try {
+        arg = g_->typed->from_json(s.value("arg", json::object()));
+      } catch (const std::exception& e) {
+        fail("stored Send to '" + node + "' has an argument that does not load: " + e.what());
+      }
+      pending_sends_.push_back(Send{node, nullptr, std::move(arg)});
+      continue;
+    }
+    pending_sends_.push_back(Send{node, s.value("arg", json(nullptr)), nullptr});
+  }
+}
+
 void PregelRun::restore(const CheckpointTuple& tuple) {
   Persist& p = *cp_;
   const Checkpoint& c = tuple.checkpoint;
@@ -166,27 +191,11 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
     throw CheckpointError("thread '" + tuple.config.thread_id + "', checkpoint '" + c.id + "': " + what);
   };
   ch_[g_->start_channel]->restore(std::nullopt);
+  p.sends = nullptr;
   for (auto it = c.channel_values.begin(); it != c.channel_values.end(); ++it) {
     const std::string& name = it.key();
     if (name == kTasksChannel) {
-      if (!it.value().is_array()) fail("stored '__pregel_tasks' is not a list");
-      for (const json& s : it.value()) {
-        if (!s.is_object() || !s.contains("node") || !s["node"].is_string()) fail("stored Send is malformed: " + preview(s));
-        if (g_->find_node(s["node"].get<std::string>()) <= 0)
-          fail("stored Send targets node '" + s["node"].get<std::string>() + "', which this graph does not have");
-        if (g_->typed) {
-          // A typed Send's argument is the state struct, stored through to_json.
-          std::shared_ptr<const void> arg;
-          try {
-            arg = g_->typed->from_json(s.value("arg", json::object()));
-          } catch (const std::exception& e) {
-            fail("stored Send to '" + s["node"].get<std::string>() + "' has an argument that does not load: " + e.what());
-          }
-          pending_sends_.push_back(Send{s["node"].get<std::string>(), nullptr, std::move(arg)});
-          continue;
-        }
-        pending_sends_.push_back(Send{s["node"].get<std::string>(), s.value("arg", json(nullptr)), nullptr});
-      }
+      p.sends = it.value();
       continue;
     }
     int id = g_->find_channel(name);
@@ -227,6 +236,89 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
       if (v != it.value().end()) seen_[n][j] = parse_version(*v);
     }
   }
+  load_sends(fail);
+  restored(tuple);
+}
+
+bool PregelRun::restore_changes(CheckpointTuple& tuple) {
+  Persist& p = *cp_;
+  Checkpoint& c = tuple.checkpoint;
+  auto fail = [&](const std::string& what) {
+    throw CheckpointError("thread '" + tuple.config.thread_id + "', checkpoint '" + c.id + "': " + what);
+  };
+  // Appends apply only to the value they were stored against: check them all before changing anything.
+  json appended = json::object();
+  if (auto found = c.extra.find(kValuesAppended); found != c.extra.end() && found->is_object())
+    appended = std::move(*found);
+  for (auto it = appended.begin(); it != appended.end(); ++it) {
+    int id = g_->find_channel(it.key());
+    if (id < 0) continue;
+    const json* base = it->is_object() && it->contains("base") ? &(*it)["base"] : nullptr;
+    if (!base || !(*it)["elements"].is_array() || !ch_[id]->is_available() || parse_version(*base) != version_[id])
+      return false;
+  }
+  // A channel whose version changed has the value stored at its new version, or none.
+  for (auto it = c.channel_versions.begin(); it != c.channel_versions.end(); ++it) {
+    const std::string& name = it.key();
+    auto value = c.channel_values.find(name);
+    const bool has_value = value != c.channel_values.end();
+    if (!it->is_null()) max_version_ = std::max(max_version_, parse_version(*it));
+    if (name == kTasksChannel) {
+      p.sends = has_value ? std::move(*value) : json(nullptr);
+      continue;
+    }
+    int id = g_->find_channel(name);
+    if (id < 0) continue;
+    auto append = appended.find(name);
+    try {
+      if (append != appended.end()) {
+        // The value so far, then the elements appended: no copy of what was there.
+        std::optional<json> whole;
+        if (!g_->typed) whole = static_cast<JsonChannel*>(ch_[id])->take();
+        else whole = ch_[id]->checkpoint();
+        if (!whole || !whole->is_array()) fail("channel '" + name + "' holds no list to append the stored elements to");
+        for (json& e : (*append)["elements"]) whole->push_back(std::move(e));
+        ch_[id]->restore_moved(std::move(*whole));
+      } else if (has_value) {
+        ch_[id]->restore_moved(std::move(*value));
+      } else {
+        ch_[id]->restore(std::nullopt);
+      }
+    } catch (const CheckpointError&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail("channel '" + name + "' cannot be restored: " + e.what());
+    }
+    version_[id] = it->is_null() ? 0 : parse_version(*it);
+    p.stored_version[id] = has_value || append != appended.end() ? *it : json(nullptr);
+  }
+  // A node whose map changed has its whole map here.
+  for (auto it = c.versions_seen.begin(); it != c.versions_seen.end(); ++it) {
+    if (!it.value().is_object()) continue;
+    if (it.key() == kInterruptChannel) {
+      std::fill(p.interrupt_seen.begin(), p.interrupt_seen.end(), 0);
+      for (auto ch = it.value().begin(); ch != it.value().end(); ++ch) {
+        int id = g_->find_channel(ch.key());
+        if (id >= 0) p.interrupt_seen[id] = parse_version(ch.value());
+      }
+      continue;
+    }
+    int n = g_->find_node(it.key());
+    if (n < 0) continue;
+    const NodeData& node = g_->nodes[n];
+    for (std::size_t j = 0; j < node.triggers.size(); ++j) {
+      auto v = it.value().find(g_->channels[node.triggers[j]].name);
+      seen_[n][j] = v != it.value().end() ? parse_version(*v) : 0;
+    }
+  }
+  load_sends(fail);  // every snapshot takes them: load them again even when unchanged
+  restored(tuple);
+  return true;
+}
+
+void PregelRun::restored(const CheckpointTuple& tuple) {
+  Persist& p = *cp_;
+  const Checkpoint& c = tuple.checkpoint;
   updated_.clear();
   if (c.updated_channels.is_array()) {
     for (const json& name : c.updated_channels)
@@ -245,6 +337,7 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
   p.has_checkpoint = true;
   p.seen_cache_valid = false;
   p.maps_id.reset();
+  p.inspected_writes = false;
   p.current = tuple.config;
   p.parent = tuple.parent_config;
   p.metadata = tuple.metadata;
@@ -256,6 +349,34 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
   step_ = p.loaded_step + 1;
   stop_ = step_ + config_.recursion_limit;
   checkpoint_id_ = c.id;
+}
+
+std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
+                                              std::vector<CheckpointTuple> tuples, const ParentLink* link) {
+  std::vector<StateSnapshot> out(tuples.size());
+  std::unique_ptr<PregelRun> run;
+  for (std::size_t k = tuples.size(); k-- > 0;) {
+    CheckpointTuple& t = tuples[k];
+    auto from = t.checkpoint.extra.find("versions_from");
+    if (from != t.checkpoint.extra.end()) {
+      // Changes to the tuple after it, which the run holds unless the last snapshot wrote to it.
+      const bool applies = run && !run->cp_->inspected_writes && k + 1 < tuples.size() && from->is_string() &&
+                           tuples[k + 1].config.checkpoint_id == from->get<std::string>();
+      if (applies && run->restore_changes(t)) {
+        out[k] = run->snapshot(/*apply_pending=*/false);
+        continue;
+      }
+      const std::shared_ptr<CheckpointSaver>& saver = graph->checkpointer ? graph->checkpointer : link->saver;
+      std::optional<CheckpointTuple> whole = saver->get_tuple(t.config);
+      if (!whole)
+        throw CheckpointError("graph '" + graph->name + "': thread '" + t.config.thread_id + "' has no checkpoint '" +
+                              t.checkpoint.id + "'");
+      t = std::move(*whole);
+    }
+    run = std::make_unique<PregelRun>(graph, config, &t, Inspect{}, link);
+    out[k] = run->snapshot(/*apply_pending=*/false);
+  }
+  return out;
 }
 
 void PregelRun::first(const json* input, const Command* command) {
@@ -421,13 +542,13 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
   stop_ = step_ + config_.recursion_limit;
 }
 
-void PregelRun::apply_null_writes() {
+bool PregelRun::apply_null_writes() {
   Persist& p = *cp_;
   PregelTask t;
   t.run = this;
   for (const PendingWrite& w : p.pending)
     if (w.task_id == kNullTask && !special_channel(w.channel)) decode_write(t, w.channel, w.value);
-  if (t.writes.empty() && t.control.empty() && t.sends.empty()) return;
+  if (t.writes.empty() && t.control.empty() && t.sends.empty()) return false;
   const uint64_t version = ++max_version_;
   ++epoch_;
   bool any = false;
@@ -447,6 +568,7 @@ void PregelRun::apply_null_writes() {
     if (g_->channels[c].is_volatile && ch_[c]->is_available() &&
         std::find(live_volatile_.begin(), live_volatile_.end(), c) == live_volatile_.end())
       live_volatile_.push_back(c);
+  return true;
 }
 
 void PregelRun::discard_tasks() {
@@ -839,7 +961,7 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs) {
   StateSnapshot s;
   s.config = p.current;
   if (!p.has_checkpoint) return s;
-  apply_null_writes();
+  if (apply_null_writes()) p.inspected_writes = true;
   plan_tasks();
   match_pending_writes();
   if (!apply_pending)
@@ -888,7 +1010,10 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs) {
   for (auto& t : tasks_)
     if (!t->cached) rest.push_back(std::move(t));
   std::erase_if(tasks_, [](const TaskPtr& t) { return !t; });
-  if (!tasks_.empty()) apply_writes();
+  if (!tasks_.empty()) {
+    apply_writes();
+    p.inspected_writes = true;
+  }
   for (auto& t : rest) tasks_.push_back(std::move(t));
   s.values = state_json();
   s.metadata = p.metadata;

@@ -38,6 +38,8 @@ struct PregelRun::Persist {
   bool tasks_versioned = false;               // it had a __pregel_tasks version
   std::vector<uint64_t> saved_interrupt_seen; // its versions_seen["__interrupt__"]
   std::vector<PendingWrite> pending;          // the current checkpoint's pending writes
+  json sends = nullptr;                       // the current checkpoint's __pregel_tasks (pending Sends), or null
+  bool inspected_writes = false;              // snapshot() applied writes to the channels
   bool match_pending = false;                 // the next plan reuses writes of finished tasks
   std::mutex resume_mutex;                    // guards null_resume and resume_map
   std::optional<json> null_resume;

@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -243,6 +244,12 @@ class PregelRun {
   /// latest checkpoint, as LangGraph's get_state) instead of listing those tasks as next.
   /// `subgraphs`: pending subgraph tasks carry the subgraph's snapshot.
   StateSnapshot snapshot(bool apply_pending, bool subgraphs = false);
+  /// get_state_history: the snapshots of `tuples` (a list() read with CheckpointQuery::as_changes,
+  /// newest first), in that order. One run walks them oldest first: a tuple left as changes is
+  /// applied to the run of the one after it, so a history of N costs O(what the N steps changed)
+  /// plus the values shown, not N whole restores.
+  static std::vector<StateSnapshot> history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
+                                            std::vector<CheckpointTuple> tuples, const ParentLink* link);
   /// update_state: applies `values` as `as_node` and stores a checkpoint. Returns its config.
   CheckpointConfig update(const json& values, const std::string& as_node);
 
@@ -264,7 +271,16 @@ class PregelRun {
   void first(const json* input, const Command* command);
   void load_and_apply_input(const json* input, const Command* command);
   void restore(const CheckpointTuple& tuple);
-  void apply_null_writes();
+  /// Applies a tuple left as changes (CheckpointQuery::as_changes) to the restored parent,
+  /// taking its values. Returns false, changing nothing, when a stored append does not extend
+  /// the value the run holds.
+  bool restore_changes(CheckpointTuple& tuple);
+  /// What restore and restore_changes share once values and versions are in place.
+  void restored(const CheckpointTuple& tuple);
+  /// Loads the pending Sends of p.sends into pending_sends_.
+  void load_sends(const std::function<void(const std::string&)>& fail);
+  /// Returns: whether it applied any write.
+  bool apply_null_writes();
   void discard_tasks();
   void match_pending_writes();
   bool should_interrupt(const std::vector<std::string>& nodes, const std::vector<PregelTask*>& tasks) const;

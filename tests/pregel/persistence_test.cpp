@@ -76,6 +76,36 @@ struct Forwarding : sp::CheckpointSaver {
   void prune(const std::vector<std::string>& t, bool k) override { inner->prune(t, k); }
 };
 
+
+/// get_state_history reads a thread incrementally (each checkpoint's changes applied to the one
+/// before it); every snapshot must equal that checkpoint read alone, and a history cut by
+/// `before`, `limit` or a filter must equal the same part of the whole one.
+void expect_history_reads_like_each_checkpoint(const sp::CompiledStateGraph& app, const sp::RunConfig& config) {
+  auto history = app.get_state_history(config);
+  ASSERT_FALSE(history.empty());
+  std::vector<json> whole;
+  for (const auto& snap : history) {
+    sp::RunConfig at = config;
+    at.checkpoint_id = snap.config.checkpoint_id;
+    whole.push_back(app.get_state(at).to_json());
+    EXPECT_EQ(snap.to_json(), whole.back()) << "checkpoint " << whole.size() - 1 << " of " << history.size();
+  }
+  auto part = [&](const std::vector<sp::StateSnapshot>& got, std::size_t from) {
+    ASSERT_LE(from + got.size(), whole.size());
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].to_json(), whole[from + i]) << "checkpoint " << from + i;
+  };
+  const std::size_t mid = history.size() / 2;
+  part(app.get_state_history(config, nullptr, history[mid].config.checkpoint_id), mid + 1);
+  part(app.get_state_history(config, nullptr, std::nullopt, mid), 0);
+  auto loops = app.get_state_history(config, json{{"source", "loop"}});
+  std::size_t j = 0;
+  for (const auto& snap : loops) {
+    while (j < history.size() && history[j].config.checkpoint_id != snap.config.checkpoint_id) ++j;
+    ASSERT_LT(j, history.size());
+    EXPECT_EQ(snap.to_json(), whole[j]) << "loop checkpoint " << j;
+  }
+}
+
 }  // namespace
 
 TEST_P(Persistence, CheckpointPerSuperstepWithSourcesStepsAndParents) {
@@ -102,6 +132,7 @@ TEST_P(Persistence, CheckpointPerSuperstepWithSourcesStepsAndParents) {
   EXPECT_EQ(app.get_state_history(cfg("t1"), json{{"source", "input"}}).size(), 2u);
   auto older = app.get_state_history(cfg("t1"), nullptr, history[2].config.checkpoint_id);
   EXPECT_EQ(sources(older), (std::vector<std::string>{"loop:0", "input:-1"}));
+  expect_history_reads_like_each_checkpoint(app, cfg("t1"));
 }
 
 TEST_P(Persistence, InterruptInNodeThenResumeWithCommand) {
@@ -154,6 +185,7 @@ TEST_P(Persistence, InterruptInNodeThenResumeWithCommand) {
     EXPECT_NE(std::string(e.what()).find("'t'"), std::string::npos) << e.what();
   }
   EXPECT_EQ(app.get_state_history(cfg("t")).size(), before);
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
 TEST_P(Persistence, SeveralInterruptsInOneNodeAreAnsweredInOrder) {
@@ -177,6 +209,7 @@ TEST_P(Persistence, SeveralInterruptsInOneNodeAreAnsweredInOrder) {
   json r3 = app.invoke(sp::Command{.resume = 36}, cfg("t"));
   EXPECT_EQ(r3, (json{{"out", "ada:36"}}));
   EXPECT_EQ(runs, 3);
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
 TEST_P(Persistence, ParallelInterruptsResumedByIdAndFinishedSiblingNotRerun) {
@@ -225,6 +258,7 @@ TEST_P(Persistence, ParallelInterruptsResumedByIdAndFinishedSiblingNotRerun) {
   EXPECT_EQ(runs["a"], 1);  // finished before the pause: never run again
   EXPECT_EQ(runs["c"], 2);  // paused, then answered
   EXPECT_EQ(runs["b"], 3);  // paused, asked again (c's resume), then answered
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
 TEST_P(Persistence, InterruptBeforeAndAfterAtCompileTimeAndPerCall) {
@@ -282,6 +316,7 @@ TEST_P(Persistence, FailedStepResumesAndRerunsOnlyTheFailedTask) {
   EXPECT_EQ(out["trace"], json({"a", "b"}));
   EXPECT_EQ(a_runs, 1);
   EXPECT_EQ(b_runs, 2);
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
 TEST_P(Persistence, UpdateStateAsNodeRunsItsEdgesAndRejectsBadInput) {
@@ -314,6 +349,7 @@ TEST_P(Persistence, UpdateStateAsNodeRunsItsEdgesAndRejectsBadInput) {
   } catch (const sp::InvalidUpdateError& e) {
     EXPECT_NE(std::string(e.what()).find("'totl'"), std::string::npos) << e.what();
   }
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
 TEST_P(Persistence, UpdateStateAsEndClearsTasksAndCopyForks) {
@@ -328,6 +364,7 @@ TEST_P(Persistence, UpdateStateAsEndClearsTasksAndCopyForks) {
   EXPECT_EQ(copy.metadata["source"], "fork");
   EXPECT_EQ(copy.values, st.values);
   EXPECT_EQ(copy.parent_config->checkpoint_id, st.config.checkpoint_id);
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
 TEST_P(Persistence, ReplayFromPastCheckpointForksAndRerunsLaterSteps) {
@@ -359,6 +396,7 @@ TEST_P(Persistence, ReplayFromPastCheckpointForksAndRerunsLaterSteps) {
   at.checkpoint_id = history[2].config.checkpoint_id;  // after a, next b
   out = app.invoke(json{{"n", 9}}, at);
   EXPECT_EQ(out["trace"], json({"a", "a", "b", "c"}));
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
 TEST_P(Persistence, DurabilityModesGiveTheSameStateAndExitStoresOnlyTheEnd) {
@@ -415,6 +453,7 @@ TEST_P(Persistence, CommandUpdateAndGoToAsInput) {
   EXPECT_EQ(out["trace"], json({"a", "b", "c", "c"}));
   EXPECT_THROW(app.invoke(sp::Command{.update = json{{"zz", 1}}}, cfg("t")), sp::InvalidUpdateError);
   EXPECT_THROW(app.invoke(sp::Command{}, cfg("t")), sp::EmptyInputError);
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
 TEST_P(Persistence, NewInputOnAPausedThreadDiscardsThePendingTasks) {
@@ -424,6 +463,7 @@ TEST_P(Persistence, NewInputOnAPausedThreadDiscardsThePendingTasks) {
   EXPECT_EQ(out["trace"], json({"a", "a"}));
   EXPECT_EQ(out["n"], 5);
   EXPECT_EQ(app.get_state(cfg("t")).next, std::vector<std::string>{"b"});
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
 TEST_P(Persistence, BadAddressesAndMissingThreadIdAreClearErrors) {
@@ -487,6 +527,7 @@ TEST_P(Persistence, SendFanOutSurvivesAPause) {
   EXPECT_EQ(app.get_state(cfg("t")).next, (std::vector<std::string>{"work", "work", "work"}));
   out = app.invoke(nullptr, cfg("t"));
   EXPECT_EQ(out["results"], json({0, 2, 4}));
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
 TEST_P(Persistence, VersionMapsStoredAsChangesReadBackLikeWholeMapsOverLongRuns) {
@@ -544,7 +585,59 @@ TEST_P(Persistence, VersionMapsStoredAsChangesReadBackLikeWholeMapsOverLongRuns)
     auto ref_snap = g.compile({.checkpointer = reference}).get_state(ref_at);
     EXPECT_EQ(snap.values, ref_snap.values);
     EXPECT_EQ(snap.next, ref_snap.next);
+    expect_history_reads_like_each_checkpoint(app, cfg(thread));
   }
+}
+
+TEST_P(Persistence, HistoryReadIncrementallyEqualsEachCheckpointThroughForksPausesAndUpdates) {
+  // A loop of 90 steps (longer than one chain of version-map changes), a Send fan-out, a pause
+  // answered with a Command that also updates (writes of no task pending on a checkpoint),
+  // update_state as a node and as __copy__, and a replay from a past checkpoint (a second branch
+  // whose checkpoints interleave with the first in the listing).
+  sp::StateSchema s;
+  s.field("count").field("trace", sp::reducers::append).field("note");
+  sp::StateGraph g(s);
+  g.add_node("step", [](const sp::State& st) {
+    return json{{"count", st.get<int>("count") + 1}, {"trace", {"s" + std::to_string(st.get<int>("count"))}}};
+  });
+  g.add_node("w", [](const sp::State& in) { return json{{"trace", {"w" + std::to_string(in.get<int>("i"))}}}; });
+  g.add_node("ask", [](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    return json{{"note", sp::interrupt(rt, "note?")}, {"trace", {"ask"}}};
+  });
+  g.add_edge(sp::START, "step");
+  g.add_conditional_edges("step", [](const sp::State& st) -> sp::Route {
+    int c = st.get<int>("count");
+    if (c == 30) return std::vector<sp::Send>{sp::Send{"w", {{"i", 1}}}, sp::Send{"w", {{"i", 2}}}};
+    if (c == 70) return "ask";
+    if (c >= 90) return sp::END;
+    return "step";
+  });
+  g.add_edge("w", "step").add_edge("ask", "step");
+  auto app = g.compile({.checkpointer = saver});
+  sp::RunConfig c = cfg("t");
+  c.recursion_limit = 1000;
+  json out = app.invoke(json{{"count", 0}}, c);
+  ASSERT_TRUE(out.contains("__interrupt__"));
+  out = app.invoke(sp::Command{.update = json{{"note", "updated"}}, .resume = "answered"}, c);
+  EXPECT_EQ(out["count"], 90);
+  EXPECT_EQ(out["note"], "answered");
+  expect_history_reads_like_each_checkpoint(app, c);
+
+  auto history = app.get_state_history(c);
+  // update_state on a past checkpoint, a __copy__ fork, and a replay from the middle.
+  sp::RunConfig at = c;
+  at.checkpoint_id = history[history.size() / 3].config.checkpoint_id;
+  sp::RunConfig updated = app.update_state(at, json{{"trace", {"manual"}}, {"note", "m"}}, "step");
+  app.update_state(updated, nullptr, "__copy__");
+  at.checkpoint_id = history[history.size() / 2].config.checkpoint_id;
+  out = app.invoke(nullptr, at);
+  EXPECT_TRUE(out.contains("__interrupt__"));  // the replay reaches `ask` again
+  out = app.invoke(nullptr, updated);
+  EXPECT_TRUE(out.contains("__interrupt__"));
+  out = app.invoke(sp::Command{.resume = "again"}, c);  // the thread's latest: the second fork
+  EXPECT_EQ(out["count"], 90);
+  EXPECT_EQ(out["note"], "again");
+  expect_history_reads_like_each_checkpoint(app, c);
 }
 
 TEST_P(Persistence, InterruptWithoutCheckpointerIsAClearError) {
@@ -611,6 +704,7 @@ TEST_P(Persistence, AConversationStoredAsAppendsReadsBackWholeThroughReplacesAnd
   // at turn 5 and the overwrite at turn 8; the other 18 as appends.
   EXPECT_EQ(counting->whole.load(), 3);
   EXPECT_EQ(counting->appends.load(), 18);
+  expect_history_reads_like_each_checkpoint(app, cfg("conv"));
 }
 
 TEST_P(Persistence, TypedSendsPendingAtAPauseAreRestoredAsStructs) {
@@ -634,6 +728,7 @@ TEST_P(Persistence, TypedSendsPendingAtAPauseAreRestoredAsStructs) {
   // A new graph object (as in a new process) resumes the stored Sends with their structs.
   Flow done = g.compile({.checkpointer = saver, .interrupt_before = {"worker"}}).invoke(nullptr, cfg("t"));
   EXPECT_EQ(done.trace, (std::vector<std::string>{"w1", "w2", "w3"}));
+  expect_history_reads_like_each_checkpoint(app.json_graph(), cfg("t"));
 }
 
 TEST_P(Persistence, TypedStatePausesResumesAndUpdatesFieldByField) {
@@ -666,6 +761,7 @@ TEST_P(Persistence, TypedStatePausesResumesAndUpdatesFieldByField) {
   EXPECT_EQ(done.trace, (std::vector<std::string>{"a", "manual", "b"}));
   EXPECT_EQ(done.total, 11);
   EXPECT_EQ(app.get_state_history(cfg("t")).front().values["trace"], json({"a", "manual", "b"}));
+  expect_history_reads_like_each_checkpoint(app.json_graph(), cfg("t"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Savers, Persistence, ::testing::ValuesIn(saver_cases()),

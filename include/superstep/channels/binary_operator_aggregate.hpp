@@ -33,6 +33,7 @@ class BinaryOperatorAggregate : public ValueChannel<json> {
   }
   std::optional<json> checkpoint() const override { return value_; }
   void restore(const std::optional<json>& saved) override;
+  void restore_moved(json&& saved) override;
   std::optional<std::size_t> appended_from() const noexcept override {
     return value_ && value_->is_array() ? stored_len_ : std::nullopt;
   }

@@ -49,6 +49,8 @@ class Channel {
   virtual std::optional<json> checkpoint() const = 0;
   /// Restores what checkpoint() returned. Throws: CheckpointError on a value of the wrong shape.
   virtual void restore(const std::optional<json>& saved) = 0;
+  /// restore() from a value the caller gives up: channels holding JSON take it without a copy.
+  virtual void restore_moved(json&& saved) { restore(std::optional<json>(std::move(saved))); }
   /// Delta storage: when the value is an array that has only been appended to since the last
   /// mark_stored() (or restore), the length it had then; otherwise nullopt (store it whole).
   virtual std::optional<std::size_t> appended_from() const noexcept { return std::nullopt; }

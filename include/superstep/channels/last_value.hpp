@@ -2,6 +2,8 @@
 // LastValueAfterFinish: the trigger of a deferred node; readable only after finish().
 #pragma once
 
+#include <type_traits>
+
 #include "superstep/channels/channel.hpp"
 
 namespace superstep {
@@ -36,6 +38,10 @@ class BasicLastValue : public ValueChannel<T> {
   }
   void restore(const std::optional<json>& saved) override {
     if (saved) value_ = saved->template get<T>(); else value_.reset();
+  }
+  void restore_moved(json&& saved) override {
+    if constexpr (std::is_same_v<T, json>) value_ = std::move(saved);
+    else value_ = saved.template get<T>();
   }
   /// Sets the initial value (the schema's default).
   void set(T v) { value_ = std::move(v); }

@@ -49,6 +49,14 @@ struct CheckpointQuery {
   json filter;                            ///< object: metadata keys that must equal these values
   std::optional<std::string> before;      ///< only checkpoints with an id sorting before this
   std::optional<std::size_t> limit;
+  /// superstep's incremental history read (get_state_history sets it). A tuple whose version
+  /// maps were stored as changes to those of its parent, when that parent is the tuple listed
+  /// right after it, may come in that form: `checkpoint.extra["versions_from"]` names the parent,
+  /// `channel_versions` and `versions_seen` hold only the changes (a null version: the channel
+  /// has none any more) and `channel_values` only the values of the channels changed. A reader
+  /// rebuilds such a tuple by applying it to the one after it. Every other tuple is whole, and a
+  /// saver may ignore this and return whole tuples only.
+  bool as_changes = false;
 };
 
 /// One run's hold on a thread (CheckpointSaver::claim_thread); released when destroyed.

@@ -1,0 +1,48 @@
+// get_state_history over the `checkpointed` chain (200 nodes: 202 checkpoints, each with the
+// whole `trace` so far), the thread stored once and read again per iteration:
+//   BM_StateHistory/0   InMemorySaver
+//   BM_StateHistory/1   SqliteSaver (a fresh file)
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include <superstep/checkpoint/sqlite_saver.hpp>
+#include <superstep/superstep.hpp>
+
+namespace sp = superstep;
+using sp::json;
+
+static void BM_StateHistory(benchmark::State& state) {
+  const int n = 200;
+  auto path = std::filesystem::temp_directory_path() / ("superstep_history_" + std::to_string(::getpid()) + ".db");
+  std::shared_ptr<sp::CheckpointSaver> saver;
+  if (state.range(0) == 0) saver = std::make_shared<sp::InMemorySaver>();
+  else saver = std::make_shared<sp::SqliteSaver>(path.string());
+  sp::StateSchema s;
+  s.field("count");
+  s.field("trace", sp::reducers::concat, json::array());
+  sp::StateGraph g(s);
+  for (int i = 0; i < n; ++i) {
+    std::string name = "n" + std::to_string(i);
+    g.add_node(name, [name](const sp::State& st) {
+      return json{{"count", st["count"].get<int>() + 1}, {"trace", json::array({name})}};
+    });
+    g.add_edge(i ? "n" + std::to_string(i - 1) : sp::START, name);
+  }
+  auto app = g.compile({.checkpointer = saver});
+  sp::RunConfig cfg;
+  cfg.thread_id = "history";
+  cfg.recursion_limit = 1000;
+  app.invoke(json{{"count", 0}}, cfg);
+  for (auto _ : state) {
+    auto history = app.get_state_history(cfg);
+    if (history.size() != n + 2) state.SkipWithError("history has the wrong length");
+    benchmark::DoNotOptimize(history);
+  }
+  state.SetItemsProcessed(state.iterations() * (n + 2));
+  saver.reset();
+  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + ext);
+}
+BENCHMARK(BM_StateHistory)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
