@@ -284,7 +284,7 @@ void require_thread(const CheckpointConfig& config, const char* operation) {
 }
 
 CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, const std::string& id,
-                           json stored, const json& metadata, const std::optional<std::string>& parent,
+                           json stored, json metadata, const std::optional<std::string>& parent,
                            BlobResolver& values, std::vector<StoredWrite> writes,
                            const std::function<std::vector<StoredWrite>()>& parent_writes) {
   CheckpointTuple t;
@@ -334,7 +334,7 @@ CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, con
     t.checkpoint.channel_versions[kTasksChannel] = max_version;
   }
   t.config = CheckpointConfig{thread, ns, id};
-  t.metadata = metadata.is_null() ? json::object() : metadata;
+  t.metadata = metadata.is_null() ? json::object() : std::move(metadata);
   if (parent) t.parent_config = CheckpointConfig{thread, ns, *parent};
   sort_writes(writes);
   for (auto& w : writes) t.pending_writes.push_back(PendingWrite{std::move(w.task_id), std::move(w.channel), std::move(w.value)});

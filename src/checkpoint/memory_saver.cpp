@@ -19,12 +19,13 @@ struct InMemorySaver::Data {
   };
   using ThreadNs = std::pair<std::string, std::string>;
   std::map<ThreadNs, std::map<std::string, Saved>> checkpoints;
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, internal::StoredBlob> blobs;  // thread, ns, channel, version
-  std::map<std::tuple<std::string, std::string, std::string>, std::map<std::pair<std::string, int>, StoredWrite>> writes;
+  // Found by std::tie of the parts (std::less<>): no key is built for a lookup.
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, internal::StoredBlob, std::less<>> blobs;  // thread, ns, channel, version
+  std::map<std::tuple<std::string, std::string, std::string>, std::map<std::pair<std::string, int>, StoredWrite>, std::less<>> writes;
 
   std::vector<StoredWrite> writes_of(const std::string& t, const std::string& ns, const std::string& id) const {
     std::vector<StoredWrite> out;
-    auto it = writes.find({t, ns, id});
+    auto it = writes.find(std::tie(t, ns, id));
     if (it != writes.end())
       for (const auto& [k, w] : it->second) out.push_back(w);
     return out;
@@ -33,7 +34,7 @@ struct InMemorySaver::Data {
   internal::BlobResolver resolver(const std::string& t, const std::string& ns) const {
     return internal::BlobResolver(
         [this, t, ns](const std::string& ch, const std::string& version) -> std::optional<internal::StoredBlob> {
-          auto b = blobs.find({t, ns, ch, version});
+          auto b = blobs.find(std::tie(t, ns, ch, version));
           if (b == blobs.end()) return std::nullopt;
           return b->second;
         },

@@ -442,7 +442,7 @@ struct PostgresSaver::Impl {
       values.set_where("thread '" + t + "', checkpoint '" + r.id + "'");
       out.push_back(internal::make_tuple(
           t, ns, r.id, std::move(stored[k]), parse_stored(r.metadata, "metadata", t, r.id), r.parent,
-          values, writes[r.id], [&] { return writes[*r.parent]; }));
+          values, std::move(writes[r.id]), [&] { return writes[*r.parent]; }));  // newest first: a parent's writes are still there
     }
     return out;
   }

@@ -140,7 +140,7 @@ inline constexpr const char* kValuesAppended = "values_appended";
 /// writes on the parent). Throws: CheckpointError naming thread and checkpoint when the stored
 /// parts do not parse.
 CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, const std::string& id,
-                           json stored, const json& metadata, const std::optional<std::string>& parent,
+                           json stored, json metadata, const std::optional<std::string>& parent,
                            BlobResolver& values, std::vector<StoredWrite> writes,
                            const std::function<std::vector<StoredWrite>()>& parent_writes);
 

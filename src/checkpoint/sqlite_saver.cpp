@@ -260,6 +260,23 @@ struct SqliteSaver::Impl {
                                 s.text(4)});
     return out;
   }
+  /// The pending writes of every checkpoint of thread `t` / namespace `ns` whose id is in `ids`,
+  /// in one statement (for a history).
+  std::unordered_map<std::string, std::vector<StoredWrite>> writes_of_all(const std::string& t, const std::string& ns,
+                                                                          const std::unordered_map<std::string, std::string>& ids) {
+    Stmt s(db, stmts,
+           "SELECT checkpoint_id, task_id, idx, channel, value, task_path FROM checkpoint_writes "
+           "WHERE thread_id = ?1 AND checkpoint_ns = ?2");
+    s.bind(1, t).bind(2, ns);
+    std::unordered_map<std::string, std::vector<StoredWrite>> out;
+    while (s.step()) {
+      std::string id = s.text(0);
+      if (!ids.count(id)) continue;
+      json value = parse_stored(s.text(4), "pending write", t, id);
+      out[id].push_back(StoredWrite{s.text(1), s.integer(2), s.text(3), std::move(value), s.text(5)});
+    }
+    return out;
+  }
   /// Reads stored values of thread `t` / namespace `ns`, following appends. Once a channel's
   /// value turns out to be an append, all its stored versions are read in one statement (a
   /// chain is walked row by row otherwise).
@@ -327,14 +344,16 @@ struct SqliteSaver::Impl {
   CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const std::string& cp,
                        const std::string& md, const std::optional<std::string>& parent, internal::BlobResolver& values,
                        internal::VersionResolver& maps, std::string& current_id, const CheckpointQuery* query = nullptr,
-                       const std::string* next = nullptr) {
+                       const std::string* next = nullptr,
+                       std::unordered_map<std::string, std::vector<StoredWrite>>* all_writes = nullptr) {
     current_id = id;
     values.set_where("thread '" + t + "', checkpoint '" + id + "'");
     json stored = parse_stored(cp, "checkpoint", t, id);
     if (!query || !internal::keeps_changes(*query, stored, next)) maps.resolve(id, stored);
     return internal::make_tuple(
         t, ns, id, std::move(stored), parse_stored(md, "metadata", t, id), parent,
-        values, writes_of(t, ns, id), [&] { return writes_of(t, ns, *parent); });
+        values, all_writes ? std::move((*all_writes)[id]) : writes_of(t, ns, id),
+        [&] { return writes_of(t, ns, *parent); });
   }
 };
 
@@ -541,12 +560,17 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
       auto texts = std::make_shared<std::unordered_map<std::string, std::string>>();
       for (; j < rows.size() && rows[j].t == rows[i].t && rows[j].ns == rows[i].ns; ++j) texts->emplace(rows[j].id, rows[j].cp);
       std::string current_id;
-      auto values = impl_->resolver(rows[i].t, rows[i].ns, &current_id, /*all=*/j - i >= 8);
+      // A history wants most stored values and writes of its thread: read them in one statement each.
+      const bool many = j - i >= 8;
+      auto values = impl_->resolver(rows[i].t, rows[i].ns, &current_id, /*all=*/many);
       auto maps = impl_->maps(rows[i].t, rows[i].ns, texts);
+      std::optional<std::unordered_map<std::string, std::vector<StoredWrite>>> writes;
+      if (many) writes = impl_->writes_of_all(rows[i].t, rows[i].ns, *texts);
       for (; i < j; ++i) {
         const Row& r = rows[i];
         const std::string* next = i + 1 < j ? &rows[i + 1].id : nullptr;
-        out.push_back(impl_->load(r.t, r.ns, r.id, r.cp, r.md, r.parent, values, maps, current_id, &q, next));
+        out.push_back(impl_->load(r.t, r.ns, r.id, r.cp, r.md, r.parent, values, maps, current_id, &q, next,
+                                  writes ? &*writes : nullptr));
       }
     }
     return out;

@@ -237,7 +237,7 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
     }
   }
   load_sends(fail);
-  restored(tuple);
+  restored(tuple, tuple.metadata, tuple.pending_writes);
 }
 
 bool PregelRun::restore_changes(CheckpointTuple& tuple) {
@@ -312,11 +312,11 @@ bool PregelRun::restore_changes(CheckpointTuple& tuple) {
     }
   }
   load_sends(fail);  // every snapshot takes them: load them again even when unchanged
-  restored(tuple);
+  restored(tuple, std::move(tuple.metadata), std::move(tuple.pending_writes));
   return true;
 }
 
-void PregelRun::restored(const CheckpointTuple& tuple) {
+void PregelRun::restored(const CheckpointTuple& tuple, json metadata, std::vector<PendingWrite> pending) {
   Persist& p = *cp_;
   const Checkpoint& c = tuple.checkpoint;
   updated_.clear();
@@ -340,11 +340,11 @@ void PregelRun::restored(const CheckpointTuple& tuple) {
   p.inspected_writes = false;
   p.current = tuple.config;
   p.parent = tuple.parent_config;
-  p.metadata = tuple.metadata;
+  p.metadata = std::move(metadata);
+  p.pending = std::move(pending);
   p.created_at = c.ts;
-  p.pending = tuple.pending_writes;
   p.saved_version = version_;
-  const json& step = tuple.metadata.is_object() ? tuple.metadata.value("step", json(-1)) : json(-1);
+  const json& step = p.metadata.is_object() ? p.metadata.value("step", json(-1)) : json(-1);
   p.loaded_step = step.is_number_integer() ? step.get<int64_t>() : -1;
   step_ = p.loaded_step + 1;
   stop_ = step_ + config_.recursion_limit;
@@ -363,7 +363,7 @@ std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphD
       const bool applies = run && !run->cp_->inspected_writes && k + 1 < tuples.size() && from->is_string() &&
                            tuples[k + 1].config.checkpoint_id == from->get<std::string>();
       if (applies && run->restore_changes(t)) {
-        out[k] = run->snapshot(/*apply_pending=*/false);
+        out[k] = run->snapshot(/*apply_pending=*/false, /*subgraphs=*/false, /*take=*/true);
         continue;
       }
       const std::shared_ptr<CheckpointSaver>& saver = graph->checkpointer ? graph->checkpointer : link->saver;
@@ -374,7 +374,7 @@ std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphD
       t = std::move(*whole);
     }
     run = std::make_unique<PregelRun>(graph, config, &t, Inspect{}, link);
-    out[k] = run->snapshot(/*apply_pending=*/false);
+    out[k] = run->snapshot(/*apply_pending=*/false, /*subgraphs=*/false, /*take=*/true);
   }
   return out;
 }
@@ -956,7 +956,7 @@ json PregelRun::result(bool take) {
 
 // --- inspection: get_state and update_state ---
 
-StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs) {
+StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take) {
   Persist& p = *cp_;
   StateSnapshot s;
   s.config = p.current;
@@ -980,7 +980,7 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs) {
     info.name = t->node->name;
     info.path = t->push ? json::array({"__pregel_push", t->push_index}) : json::array({"__pregel_pull", t->node->name});
     if (!t->cached) {
-      if (!t->stream_update.is_null()) info.result = t->stream_update;
+      if (!t->stream_update.is_null()) info.result = std::move(t->stream_update);  // not applied: not needed again
       for (const PendingWrite& w : p.pending) {
         if (w.task_id != info.id) continue;
         if (w.channel == kInterruptChannel) info.interrupts = interrupts_from(w.value);
@@ -1016,9 +1016,15 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs) {
   }
   for (auto& t : rest) tasks_.push_back(std::move(t));
   s.values = state_json();
-  s.metadata = p.metadata;
-  s.created_at = p.created_at;
-  s.parent_config = p.parent;
+  if (take) {
+    s.metadata = std::move(p.metadata);
+    s.created_at = std::move(p.created_at);
+    s.parent_config = std::move(p.parent);
+  } else {
+    s.metadata = p.metadata;
+    s.created_at = p.created_at;
+    s.parent_config = p.parent;
+  }
   return s;
 }
 

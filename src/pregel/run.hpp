@@ -243,7 +243,9 @@ class PregelRun {
   /// `apply_pending`: show the saved writes of the step's finished tasks in the values (the
   /// latest checkpoint, as LangGraph's get_state) instead of listing those tasks as next.
   /// `subgraphs`: pending subgraph tasks carry the subgraph's snapshot.
-  StateSnapshot snapshot(bool apply_pending, bool subgraphs = false);
+  /// `take`: moves the checkpoint's metadata, time and parent into the snapshot (the run is
+  /// restored again before any other use).
+  StateSnapshot snapshot(bool apply_pending, bool subgraphs = false, bool take = false);
   /// get_state_history: the snapshots of `tuples` (a list() read with CheckpointQuery::as_changes,
   /// newest first), in that order. One run walks them oldest first: a tuple left as changes is
   /// applied to the run of the one after it, so a history of N costs O(what the N steps changed)
@@ -275,8 +277,9 @@ class PregelRun {
   /// taking its values. Returns false, changing nothing, when a stored append does not extend
   /// the value the run holds.
   bool restore_changes(CheckpointTuple& tuple);
-  /// What restore and restore_changes share once values and versions are in place.
-  void restored(const CheckpointTuple& tuple);
+  /// What restore and restore_changes share once values and versions are in place; `metadata`
+  /// and `pending` are the tuple's (moved in when the caller owns it).
+  void restored(const CheckpointTuple& tuple, json metadata, std::vector<PendingWrite> pending);
   /// Loads the pending Sends of p.sends into pending_sends_.
   void load_sends(const std::function<void(const std::string&)>& fail);
   /// Returns: whether it applied any write.

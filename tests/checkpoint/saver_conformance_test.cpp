@@ -277,6 +277,71 @@ TEST_P(SaverConformance, VersionMapsStoredAsChangesReadBackWhole) {
                sp::CheckpointError);
 }
 
+TEST_P(SaverConformance, ListAsChangesGivesEachTupleAsChangesToTheOneListedAfterIt) {
+  // "h0" whole; "h1" appends to `l` and sets `a`; "h2" drops the __pregel_tasks version.
+  sp::Checkpoint root = cp("h0", {{"a", 1}, {"l", {1}}, {"__pregel_tasks", json::array()}},
+                           {{"a", 1}, {"l", 1}, {"__pregel_tasks", 1}});
+  sp::CheckpointConfig at = saver->put({"h", "", std::nullopt}, root, json{{"source", "input"}},
+                                       {{"a", 1}, {"l", 1}, {"__pregel_tasks", 1}});
+  sp::Checkpoint one = cp("h1", {{"a", 2}}, {{"a", 2}, {"l", 2}});
+  one.versions_seen = {{"n1", {{"a", 1}}}};
+  sp::PutDeltas d1;
+  d1.versions_root = "h0";
+  d1.appends.push_back(sp::ChannelDelta{"l", 1, json::array({2, 3})});
+  at = saver->put_with_deltas(at, one, json{{"source", "loop"}}, {{"a", 2}, {"l", 2}}, d1);
+  saver->put_writes(at, {{"a", 5}}, "task-1", "");
+  sp::Checkpoint two = cp("h2", json::object(), {{"__pregel_tasks", nullptr}});
+  two.versions_seen = json::object();
+  sp::PutDeltas d2;
+  d2.versions_root = "h0";
+  at = saver->put_with_deltas(at, two, json{{"source", "loop"}}, json::object(), d2);
+
+  sp::CheckpointQuery q;
+  q.thread_id = "h";
+  q.as_changes = true;
+  auto got = saver->list(q);
+  ASSERT_EQ(got.size(), 3u);
+  // h2: changes to h1 (the removal only), no values.
+  EXPECT_EQ(got[0].checkpoint.extra.value("versions_from", ""), "h1");
+  EXPECT_EQ(got[0].checkpoint.channel_versions, (json{{"__pregel_tasks", nullptr}}));
+  EXPECT_EQ(got[0].checkpoint.versions_seen, json::object());
+  EXPECT_EQ(got[0].checkpoint.channel_values, json::object());
+  // h1: changes to h0; `a` whole, `l` as the elements appended to its value at version 1.
+  EXPECT_EQ(got[1].checkpoint.extra.value("versions_from", ""), "h0");
+  EXPECT_EQ(got[1].checkpoint.channel_versions, (json{{"a", 2}, {"l", 2}}));
+  EXPECT_EQ(got[1].checkpoint.versions_seen, (json{{"n1", {{"a", 1}}}}));
+  EXPECT_EQ(got[1].checkpoint.channel_values, (json{{"a", 2}}));
+  EXPECT_EQ(got[1].checkpoint.extra["values_appended"], (json{{"l", {{"base", 1}, {"elements", {2, 3}}}}}));
+  ASSERT_EQ(got[1].pending_writes.size(), 1u);
+  EXPECT_EQ(got[1].pending_writes[0].value, 5);
+  EXPECT_EQ(got[1].metadata, (json{{"source", "loop"}}));
+  // h0, the last listed, is whole.
+  EXPECT_FALSE(got[2].checkpoint.extra.contains("versions_from"));
+  EXPECT_EQ(got[2].checkpoint.channel_values, root.channel_values);
+
+  // When the tuple after one is not its parent (cut by `before`/`limit`, or by a filter), it is whole.
+  q.before = "h2";
+  q.limit = 1;
+  auto cut = saver->list(q);
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_FALSE(cut[0].checkpoint.extra.contains("versions_from"));
+  EXPECT_EQ(cut[0].checkpoint.channel_versions, (json{{"a", 2}, {"l", 2}, {"__pregel_tasks", 1}}));
+  EXPECT_EQ(cut[0].checkpoint.channel_values, (json{{"a", 2}, {"l", {1, 2, 3}}, {"__pregel_tasks", json::array()}}));
+  sp::CheckpointQuery f;
+  f.thread_id = "h";
+  f.as_changes = true;
+  f.filter = json{{"source", "input"}};
+  auto inputs = saver->list(f);
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_FALSE(inputs[0].checkpoint.extra.contains("versions_from"));
+  f.filter = json{{"source", "loop"}};
+  auto loops = saver->list(f);
+  ASSERT_EQ(loops.size(), 2u);
+  EXPECT_EQ(loops[0].checkpoint.extra.value("versions_from", ""), "h1");
+  EXPECT_FALSE(loops[1].checkpoint.extra.contains("versions_from")) << "h0, its parent, is filtered out";
+  EXPECT_EQ(loops[1].checkpoint.channel_values["l"], json({1, 2, 3}));
+}
+
 TEST_P(SaverConformance, BatchStoresEveryCallThatSucceeded) {
   sp::CheckpointConfig a;
   EXPECT_THROW(saver->batch([&] {
