@@ -82,6 +82,20 @@ CheckpointConfig CheckpointSaver::put_with_deltas(const CheckpointConfig& config
 namespace internal {
 
 json parse_stored(const std::string& text, const std::string& what, const std::string& thread, const std::string& id) {
+  // Most stored values and writes of a run are null or small integers: no parser for those.
+  if (text == "null") return json(nullptr);
+  if (!text.empty() && text.size() < 18 && (text[0] != '0' || text.size() == 1)) {
+    uint64_t n = 0;  // unsigned, as json::parse reads a non-negative integer
+    bool digits = true;
+    for (char ch : text) {
+      if (ch < '0' || ch > '9') {
+        digits = false;
+        break;
+      }
+      n = n * 10 + static_cast<uint64_t>(ch - '0');
+    }
+    if (digits) return json(n);
+  }
   try {
     return json::parse(text);
   } catch (const json::exception& e) {
