@@ -1,13 +1,17 @@
 // get_state_history over the `checkpointed` chain (200 nodes: 202 checkpoints, each with the
 // whole `trace` so far), the thread stored once and read again per iteration:
-//   BM_StateHistory/0   InMemorySaver
-//   BM_StateHistory/1   SqliteSaver (a fresh file)
+//   BM_StateHistory/0/x   InMemorySaver
+//   BM_StateHistory/1/x   SqliteSaver (a fresh file)
+//   BM_StateHistory/2/x   PostgresSaver at $SUPERSTEP_PG_DSN (skipped when unset)
+//   BM_StateHistory/s/1   the saver's list() alone (CheckpointQuery::as_changes, as the history reads it)
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
+#include <superstep/checkpoint/postgres_saver.hpp>
 #include <superstep/checkpoint/sqlite_saver.hpp>
 #include <superstep/superstep.hpp>
 
@@ -18,8 +22,16 @@ static void BM_StateHistory(benchmark::State& state) {
   const int n = 200;
   auto path = std::filesystem::temp_directory_path() / ("superstep_history_" + std::to_string(::getpid()) + ".db");
   std::shared_ptr<sp::CheckpointSaver> saver;
-  if (state.range(0) == 0) saver = std::make_shared<sp::InMemorySaver>();
-  else saver = std::make_shared<sp::SqliteSaver>(path.string());
+  const std::string thread = "history-" + std::to_string(::getpid());
+  if (state.range(0) == 0) {
+    saver = std::make_shared<sp::InMemorySaver>();
+  } else if (state.range(0) == 1) {
+    saver = std::make_shared<sp::SqliteSaver>(path.string());
+  } else {
+    const char* dsn = std::getenv("SUPERSTEP_PG_DSN");
+    if (!dsn || !*dsn) return state.SkipWithError("set SUPERSTEP_PG_DSN for the PostgreSQL case");
+    saver = std::make_shared<sp::PostgresSaver>(dsn);
+  }
   sp::StateSchema s;
   s.field("count");
   s.field("trace", sp::reducers::concat, json::array());
@@ -33,13 +45,13 @@ static void BM_StateHistory(benchmark::State& state) {
   }
   auto app = g.compile({.checkpointer = saver});
   sp::RunConfig cfg;
-  cfg.thread_id = "history";
+  cfg.thread_id = thread;
   cfg.recursion_limit = 1000;
   app.invoke(json{{"count", 0}}, cfg);
   for (auto _ : state) {
     if (state.range(1)) {
       sp::CheckpointQuery q;
-      q.thread_id = "history";
+      q.thread_id = thread;
       q.as_changes = true;
       auto tuples = saver->list(q);
       benchmark::DoNotOptimize(tuples);
@@ -50,7 +62,8 @@ static void BM_StateHistory(benchmark::State& state) {
     benchmark::DoNotOptimize(history);
   }
   state.SetItemsProcessed(state.iterations() * (n + 2));
+  if (state.range(0) == 2) saver->delete_thread(thread);
   saver.reset();
   for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + ext);
 }
-BENCHMARK(BM_StateHistory)->Args({0, 0})->Args({1, 0})->Args({0, 1})->Args({1, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StateHistory)->ArgsProduct({{0, 1, 2}, {0, 1}})->Unit(benchmark::kMillisecond);
