@@ -109,7 +109,7 @@ std::optional<json> BlobResolver::resolve(const std::string& channel, const std:
   std::string v = version;
   json base;
   for (;;) {
-    if (auto hit = known_.find({channel, v}); hit != known_.end()) {
+    if (auto hit = known_.find(std::tie(channel, v)); hit != known_.end()) {
       if (!hit->second.value) {  // known to be missing
         if (chain.empty()) return std::nullopt;
         throw CheckpointError(where_ + ": stored value of channel '" + channel + "' at version " + chain.back().first +
@@ -122,7 +122,7 @@ std::optional<json> BlobResolver::resolve(const std::string& channel, const std:
     }
     std::optional<StoredBlob> blob = fetch_(channel, v);
     if (!blob) {
-      known_.emplace(std::pair{channel, v}, Known{nullptr, 0});
+      known_.emplace(std::tuple{channel, v}, Known{nullptr, 0});
       if (chain.empty()) return std::nullopt;
       throw CheckpointError(where_ + ": stored value of channel '" + channel + "' at version " + chain.back().first +
                             " is an append to version " + v + ", which is missing");
@@ -142,8 +142,8 @@ std::optional<json> BlobResolver::resolve(const std::string& channel, const std:
     v = std::move(next);
   }
   if (chain.empty()) {
-    if (!known_.count({channel, v}))
-      known_.emplace(std::pair{channel, v}, Known{std::make_shared<const json>(base), base.is_array() ? base.size() : 0});
+    if (!known_.count(std::tie(channel, v)))
+      known_.emplace(std::tuple{channel, v}, Known{std::make_shared<const json>(base), base.is_array() ? base.size() : 0});
     return base;
   }
   if (!base.is_array())
@@ -156,7 +156,7 @@ std::optional<json> BlobResolver::resolve(const std::string& channel, const std:
     lengths.emplace_back(it->first, base.size());
   }
   auto shared = std::make_shared<const json>(base);
-  for (const auto& [ver, len] : lengths) known_.insert_or_assign({channel, ver}, Known{shared, len});
+  for (const auto& [ver, len] : lengths) known_.insert_or_assign(std::tuple{channel, ver}, Known{shared, len});
   return base;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -57,7 +58,7 @@ class BlobResolver {
   };
   Fetch fetch_;
   std::string where_;
-  std::map<std::pair<std::string, std::string>, Known> known_;
+  std::map<std::tuple<std::string, std::string>, Known, std::less<>> known_;  // (channel, version); found by std::tie
 };
 
 /// Parses a stored JSON text. Throws: CheckpointError naming thread, checkpoint and `what`

@@ -3,6 +3,9 @@
 // behind get_state and update_state. Runs on the consumer's thread except save_task_writes and
 // interrupt, which run on the task's thread.
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <cstdlib>
 #include <set>
 #include <tuple>
@@ -351,18 +354,24 @@ void PregelRun::restored(const CheckpointTuple& tuple, json metadata, std::vecto
   checkpoint_id_ = c.id;
 }
 
-std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
-                                              std::vector<CheckpointTuple> tuples, const ParentLink* link) {
-  std::vector<StateSnapshot> out(tuples.size());
+namespace {
+/// Whether tuple `k` of a listing (newest first) is stored as changes to tuple `k + 1`.
+bool continues_next(const std::vector<CheckpointTuple>& tuples, std::size_t k) {
+  auto from = tuples[k].checkpoint.extra.find(kVersionsFrom);
+  return from != tuples[k].checkpoint.extra.end() && from->is_string() && k + 1 < tuples.size() &&
+         tuples[k + 1].config.checkpoint_id == from->get_ref<const std::string&>();
+}
+}  // namespace
+
+void PregelRun::walk_history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
+                             std::vector<CheckpointTuple>& tuples, std::vector<StateSnapshot>& out, std::size_t newest,
+                             std::size_t oldest, const ParentLink* link) {
   std::unique_ptr<PregelRun> run;
-  for (std::size_t k = tuples.size(); k-- > 0;) {
+  for (std::size_t k = oldest + 1; k-- > newest;) {
     CheckpointTuple& t = tuples[k];
-    auto from = t.checkpoint.extra.find("versions_from");
-    if (from != t.checkpoint.extra.end()) {
+    if (t.checkpoint.extra.contains(kVersionsFrom)) {
       // Changes to the tuple after it, which the run holds unless the last snapshot wrote to it.
-      const bool applies = run && !run->cp_->inspected_writes && k + 1 < tuples.size() && from->is_string() &&
-                           tuples[k + 1].config.checkpoint_id == from->get<std::string>();
-      if (applies && run->restore_changes(t)) {
+      if (run && k < oldest && !run->cp_->inspected_writes && continues_next(tuples, k) && run->restore_changes(t)) {
         out[k] = run->snapshot(/*apply_pending=*/false, /*subgraphs=*/false, /*take=*/true);
         continue;
       }
@@ -376,6 +385,57 @@ std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphD
     run = std::make_unique<PregelRun>(graph, config, &t, Inspect{}, link);
     out[k] = run->snapshot(/*apply_pending=*/false, /*subgraphs=*/false, /*take=*/true);
   }
+}
+
+std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
+                                              std::vector<CheckpointTuple> tuples, const ParentLink* link) {
+  std::vector<StateSnapshot> out(tuples.size());
+  // Runs of changes, each from a tuple that starts again (whole, or not changes to the next one
+  // listed) up to the next such tuple: independent, so they are walked in parallel.
+  std::vector<std::pair<std::size_t, std::size_t>> runs;  // (newest, oldest) index, oldest run first
+  for (std::size_t k = tuples.size(); k-- > 0;) {
+    if (runs.empty() || !continues_next(tuples, k)) runs.emplace_back(k, k);
+    else runs.back().first = k;
+  }
+  const std::shared_ptr<ThreadPool>& pool = graph->executor;
+  if (runs.size() < 2 || tuples.size() < 64 || !pool || pool->size() == 0) {
+    for (const auto& [newest, oldest] : runs) walk_history(graph, config, tuples, out, newest, oldest, link);
+    return out;
+  }
+  // The caller and up to size() - 1 pool jobs claim runs from a counter; the caller waits for
+  // every claimed run, so a job starting late finds none left and touches only `shared`.
+  struct Shared {
+    std::atomic<std::size_t> next{0};
+    std::mutex mutex;
+    std::condition_variable finished;
+    std::size_t done = 0;
+    std::vector<std::exception_ptr> errors;
+  };
+  auto shared = std::make_shared<Shared>();
+  shared->errors.resize(runs.size());
+  const std::size_t n = runs.size();
+  auto work = [shared, n, &runs, &graph, &config, &tuples, &out, link] {
+    for (;;) {
+      const std::size_t i = shared->next.fetch_add(1);
+      if (i >= n) return;  // nothing left: the caller may have returned, touch nothing of it
+      try {
+        walk_history(graph, config, tuples, out, runs[i].first, runs[i].second, link);
+      } catch (...) {
+        shared->errors[i] = std::current_exception();
+      }
+      std::lock_guard lock(shared->mutex);
+      if (++shared->done == n) shared->finished.notify_all();
+    }
+  };
+  const std::size_t helpers = std::min(pool->size(), n - 1);
+  for (std::size_t i = 0; i < helpers; ++i) pool->submit(work);
+  work();
+  {
+    std::unique_lock lock(shared->mutex);
+    shared->finished.wait(lock, [&] { return shared->done == n; });
+  }
+  for (auto& e : shared->errors)
+    if (e) std::rethrow_exception(e);
   return out;
 }
 

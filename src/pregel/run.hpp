@@ -247,9 +247,10 @@ class PregelRun {
   /// restored again before any other use).
   StateSnapshot snapshot(bool apply_pending, bool subgraphs = false, bool take = false);
   /// get_state_history: the snapshots of `tuples` (a list() read with CheckpointQuery::as_changes,
-  /// newest first), in that order. One run walks them oldest first: a tuple left as changes is
+  /// newest first), in that order. A run walks them oldest first: a tuple left as changes is
   /// applied to the run of the one after it, so a history of N costs O(what the N steps changed)
-  /// plus the values shown, not N whole restores.
+  /// plus the values shown, not N whole restores. Runs of changes that start from a whole tuple
+  /// are independent and walked in parallel on the graph's executor (the caller works too).
   static std::vector<StateSnapshot> history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
                                             std::vector<CheckpointTuple> tuples, const ParentLink* link);
   /// update_state: applies `values` as `as_node` and stores a checkpoint. Returns its config.
@@ -273,6 +274,11 @@ class PregelRun {
   void first(const json* input, const Command* command);
   void load_and_apply_input(const json* input, const Command* command);
   void restore(const CheckpointTuple& tuple);
+  /// get_state_history's walk of tuples[oldest] up to tuples[newest] (newest <= oldest) into
+  /// `out`: tuples[oldest] restored whole, each newer one applied as changes where it can be.
+  static void walk_history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
+                           std::vector<CheckpointTuple>& tuples, std::vector<StateSnapshot>& out, std::size_t newest,
+                           std::size_t oldest, const ParentLink* link);
   /// Applies a tuple left as changes (CheckpointQuery::as_changes) to the restored parent,
   /// taking its values. Returns false, changing nothing, when a stored append does not extend
   /// the value the run holds.
