@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <cstdlib>
+#include <mutex>
 #include <set>
 #include <tuple>
 
@@ -390,20 +390,20 @@ void PregelRun::walk_history(const std::shared_ptr<const GraphData>& graph, cons
 std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
                                               std::vector<CheckpointTuple> tuples, const ParentLink* link) {
   std::vector<StateSnapshot> out(tuples.size());
-  // Runs of changes, each from a tuple that starts again (whole, or not changes to the next one
+  // Spans of changes, each from a tuple that starts again (whole, or not changes to the next one
   // listed) up to the next such tuple: independent, so they are walked in parallel.
-  std::vector<std::pair<std::size_t, std::size_t>> runs;  // (newest, oldest) index, oldest run first
+  std::vector<std::pair<std::size_t, std::size_t>> spans;  // (newest, oldest) index, oldest span first
   for (std::size_t k = tuples.size(); k-- > 0;) {
-    if (runs.empty() || !continues_next(tuples, k)) runs.emplace_back(k, k);
-    else runs.back().first = k;
+    if (spans.empty() || !continues_next(tuples, k)) spans.emplace_back(k, k);
+    else spans.back().first = k;
   }
   const std::shared_ptr<ThreadPool>& pool = graph->executor;
-  if (runs.size() < 2 || tuples.size() < 64 || !pool || pool->size() == 0) {
-    for (const auto& [newest, oldest] : runs) walk_history(graph, config, tuples, out, newest, oldest, link);
+  if (spans.size() < 2 || tuples.size() < 64 || !pool || pool->size() == 0) {
+    for (const auto& [newest, oldest] : spans) walk_history(graph, config, tuples, out, newest, oldest, link);
     return out;
   }
-  // The caller and up to size() - 1 pool jobs claim runs from a counter; the caller waits for
-  // every claimed run, so a job starting late finds none left and touches only `shared`.
+  // The caller and up to size() pool jobs claim spans from a counter; the caller waits for every
+  // claimed span, so a job starting late finds none left and touches only `shared`.
   struct Shared {
     std::atomic<std::size_t> next{0};
     std::mutex mutex;
@@ -412,14 +412,14 @@ std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphD
     std::vector<std::exception_ptr> errors;
   };
   auto shared = std::make_shared<Shared>();
-  shared->errors.resize(runs.size());
-  const std::size_t n = runs.size();
-  auto work = [shared, n, &runs, &graph, &config, &tuples, &out, link] {
+  shared->errors.resize(spans.size());
+  const std::size_t n = spans.size();
+  auto work = [shared, n, &spans, &graph, &config, &tuples, &out, link] {
     for (;;) {
       const std::size_t i = shared->next.fetch_add(1);
       if (i >= n) return;  // nothing left: the caller may have returned, touch nothing of it
       try {
-        walk_history(graph, config, tuples, out, runs[i].first, runs[i].second, link);
+        walk_history(graph, config, tuples, out, spans[i].first, spans[i].second, link);
       } catch (...) {
         shared->errors[i] = std::current_exception();
       }

@@ -53,7 +53,9 @@ struct CheckpointQuery {
   /// maps were stored as changes to those of its parent, when that parent is the tuple listed
   /// right after it, may come in that form: `checkpoint.extra["versions_from"]` names the parent,
   /// `channel_versions` and `versions_seen` hold only the changes (a null version: the channel
-  /// has none any more) and `channel_values` only the values of the channels changed. A reader
+  /// has none any more), `channel_values` only the values of the channels changed, and a value
+  /// stored as an append comes as `checkpoint.extra["values_appended"][channel] =
+  /// {"base": version, "elements": [...]}` (its value at `base` followed by `elements`). A reader
   /// rebuilds such a tuple by applying it to the one after it. Every other tuple is whole, and a
   /// saver may ignore this and return whole tuples only.
   bool as_changes = false;
