@@ -187,6 +187,28 @@ void PregelRun::load_sends(const std::function<void(const std::string&)>& fail) 
   }
 }
 
+void PregelRun::load_seen(const json& versions_seen) {
+  Persist& p = *cp_;
+  for (auto it = versions_seen.begin(); it != versions_seen.end(); ++it) {
+    if (!it.value().is_object()) continue;
+    if (it.key() == kInterruptChannel) {
+      std::fill(p.interrupt_seen.begin(), p.interrupt_seen.end(), 0);
+      for (auto ch = it.value().begin(); ch != it.value().end(); ++ch) {
+        int id = g_->find_channel(ch.key());
+        if (id >= 0) p.interrupt_seen[id] = parse_version(ch.value());
+      }
+      continue;
+    }
+    int n = g_->find_node(it.key());
+    if (n < 0) continue;
+    const NodeData& node = g_->nodes[n];
+    for (std::size_t j = 0; j < node.triggers.size(); ++j) {
+      auto v = it.value().find(g_->channels[node.triggers[j]].name);
+      seen_[n][j] = v != it.value().end() ? parse_version(*v) : 0;
+    }
+  }
+}
+
 void PregelRun::restore(const CheckpointTuple& tuple) {
   Persist& p = *cp_;
   const Checkpoint& c = tuple.checkpoint;
@@ -222,23 +244,7 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
   }
   p.interrupt_seen.assign(ch_.size(), 0);
   for (auto& s : seen_) std::fill(s.begin(), s.end(), 0);
-  for (auto it = c.versions_seen.begin(); it != c.versions_seen.end(); ++it) {
-    if (!it.value().is_object()) continue;
-    if (it.key() == kInterruptChannel) {
-      for (auto ch = it.value().begin(); ch != it.value().end(); ++ch) {
-        int id = g_->find_channel(ch.key());
-        if (id >= 0) p.interrupt_seen[id] = parse_version(ch.value());
-      }
-      continue;
-    }
-    int n = g_->find_node(it.key());
-    if (n < 0) continue;
-    const NodeData& node = g_->nodes[n];
-    for (std::size_t j = 0; j < node.triggers.size(); ++j) {
-      auto v = it.value().find(g_->channels[node.triggers[j]].name);
-      if (v != it.value().end()) seen_[n][j] = parse_version(*v);
-    }
-  }
+  load_seen(c.versions_seen);
   load_sends(fail);
   restored(tuple, tuple.metadata, tuple.pending_writes);
 }
@@ -295,25 +301,7 @@ bool PregelRun::restore_changes(CheckpointTuple& tuple) {
     version_[id] = it->is_null() ? 0 : parse_version(*it);
     p.stored_version[id] = has_value || append != appended.end() ? *it : json(nullptr);
   }
-  // A node whose map changed has its whole map here.
-  for (auto it = c.versions_seen.begin(); it != c.versions_seen.end(); ++it) {
-    if (!it.value().is_object()) continue;
-    if (it.key() == kInterruptChannel) {
-      std::fill(p.interrupt_seen.begin(), p.interrupt_seen.end(), 0);
-      for (auto ch = it.value().begin(); ch != it.value().end(); ++ch) {
-        int id = g_->find_channel(ch.key());
-        if (id >= 0) p.interrupt_seen[id] = parse_version(ch.value());
-      }
-      continue;
-    }
-    int n = g_->find_node(it.key());
-    if (n < 0) continue;
-    const NodeData& node = g_->nodes[n];
-    for (std::size_t j = 0; j < node.triggers.size(); ++j) {
-      auto v = it.value().find(g_->channels[node.triggers[j]].name);
-      seen_[n][j] = v != it.value().end() ? parse_version(*v) : 0;
-    }
-  }
+  load_seen(c.versions_seen);  // a node whose map changed has its whole map here
   load_sends(fail);  // every snapshot takes them: load them again even when unchanged
   restored(tuple, std::move(tuple.metadata), std::move(tuple.pending_writes));
   return true;

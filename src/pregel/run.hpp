@@ -286,6 +286,8 @@ class PregelRun {
   /// What restore and restore_changes share once values and versions are in place; `metadata`
   /// and `pending` are the tuple's (moved in when the caller owns it).
   void restored(const CheckpointTuple& tuple, json metadata, std::vector<PendingWrite> pending);
+  /// Sets the seen versions of each node (and of interrupts) named in `versions_seen` to its map.
+  void load_seen(const json& versions_seen);
   /// Loads the pending Sends of p.sends into pending_sends_.
   void load_sends(const std::function<void(const std::string&)>& fail);
   /// Returns: whether it applied any write.
