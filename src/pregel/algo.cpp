@@ -365,7 +365,7 @@ void PregelRun::apply_writes() {
     }
   }
 
-  const uint64_t version = ++max_version_;
+  const uint64_t version = next_version();
   ++epoch_;
   updated_.clear();
   bool any_trigger = false;

@@ -249,6 +249,14 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
   restored(tuple, tuple.metadata, tuple.pending_writes);
 }
 
+void PregelRun::continue_versions_after_latest() {
+  std::optional<CheckpointTuple> latest =
+      cp_->saver->get_tuple(CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt});
+  if (!latest || latest->checkpoint.id == checkpoint_id_) return;
+  // Each run continues after the newest checkpoint, so the newest holds the thread's highest version.
+  for (const json& v : latest->checkpoint.channel_versions) version_floor_ = std::max(version_floor_, parse_version(v));
+}
+
 bool PregelRun::restore_changes(CheckpointTuple& tuple) {
   Persist& p = *cp_;
   Checkpoint& c = tuple.checkpoint;
@@ -458,6 +466,7 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
                           *config_.checkpoint_id + "'");
   if (g_->typed) ch_[g_->start_channel]->restore(std::nullopt);
   if (tuple) restore(*tuple);
+  if (tuple && config_.checkpoint_id) continue_versions_after_latest();
 
   const bool resume_cmd = command && !command->resume.is_null();
   const bool resuming = tuple && ((input && input->is_null()) || resume_cmd);
@@ -580,7 +589,7 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
     if (tuple) discard_tasks();
     Value in = *input;
     ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
-    version_[g_->start_channel] = ++max_version_;
+    version_[g_->start_channel] = next_version();
     updated_ = {g_->start_channel};
     live_volatile_ = {g_->start_channel};
     step_ = tuple ? p.loaded_step + 1 : -1;
@@ -597,7 +606,7 @@ bool PregelRun::apply_null_writes() {
   for (const PendingWrite& w : p.pending)
     if (w.task_id == kNullTask && !special_channel(w.channel)) decode_write(t, w.channel, w.value);
   if (t.writes.empty() && t.control.empty() && t.sends.empty()) return false;
-  const uint64_t version = ++max_version_;
+  const uint64_t version = next_version();
   ++epoch_;
   bool any = false;
   std::vector<std::pair<int, std::vector<Value>>> grouped;
@@ -622,7 +631,7 @@ bool PregelRun::apply_null_writes() {
 void PregelRun::discard_tasks() {
   // New input on a thread with unfinished tasks: they will not run (LangGraph's discard).
   plan_tasks();
-  const uint64_t version = ++max_version_;
+  const uint64_t version = next_version();
   for (auto& t : tasks_) {
     if (t->push) continue;
     const NodeData& node = *t->node;
@@ -1079,6 +1088,7 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take)
 CheckpointConfig PregelRun::update(const json& values, const std::string& as_node) {
   Persist& p = *cp_;
   const int64_t step = p.loaded_step;
+  if (config_.checkpoint_id && p.has_checkpoint) continue_versions_after_latest();
   if (as_node == "__copy__") {
     if (!values.is_null())
       throw InvalidUpdateError("graph '" + g_->name + "': update_state as '__copy__' forks a checkpoint and takes no values");
@@ -1114,7 +1124,7 @@ CheckpointConfig PregelRun::update(const json& values, const std::string& as_nod
     discard_tasks();
     Value in = values;
     ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
-    version_[g_->start_channel] = ++max_version_;
+    version_[g_->start_channel] = next_version();
     step_ = step + 1;
     save_checkpoint("input");
     return p.current;

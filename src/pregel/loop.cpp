@@ -134,6 +134,7 @@ void PregelRun::init(const std::vector<StreamMode>& modes) {
     ch_[g_->start_channel]->update_values(std::span<Value>(&trigger, 1));
   }
   max_version_ = 1;
+  version_floor_ = 0;
   version_[g_->start_channel] = max_version_;
   updated_ = {g_->start_channel};
   live_volatile_ = {g_->start_channel};

@@ -274,6 +274,11 @@ class PregelRun {
   void first(const json* input, const Command* command);
   void load_and_apply_input(const json* input, const Command* command);
   void restore(const CheckpointTuple& tuple);
+  /// Before a run writes from a past checkpoint (replay, fork, update_state at a checkpoint_id):
+  /// continues the channel versions after the newest checkpoint of the thread. Values are stored
+  /// under (channel, version), so a version that a later checkpoint of another branch already
+  /// holds would overwrite that branch's value.
+  void continue_versions_after_latest();
   /// get_state_history's walk of tuples[oldest] up to tuples[newest] (newest <= oldest) into
   /// `out`: tuples[oldest] restored whole, each newer one applied as changes where it can be.
   static void walk_history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
@@ -343,6 +348,10 @@ class PregelRun {
   std::vector<Channel*> ch_;
   std::vector<uint64_t> version_;
   uint64_t max_version_ = 0;
+  /// Versions this run hands out are above this (continue_versions_after_latest).
+  uint64_t version_floor_ = 0;
+  /// A new version for this step's writes.
+  uint64_t next_version() { return max_version_ = std::max(max_version_, version_floor_) + 1; }
   std::vector<std::vector<uint64_t>> seen_;   // node id -> version seen, per trigger
   std::vector<int> updated_;                  // channels updated by the last step
   std::vector<int> live_volatile_;            // volatile channels holding a value

@@ -399,6 +399,60 @@ TEST_P(Persistence, ReplayFromPastCheckpointForksAndRerunsLaterSteps) {
   expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
+// Values are stored under (channel, version): a branch started from a past checkpoint must not
+// reuse the versions a later checkpoint of the first branch holds, or it overwrites them.
+TEST_P(Persistence, ForksFromPastCheckpointsLeaveTheOtherBranchesIntact) {
+  sp::StateGraph g(trace_schema());
+  for (std::string name : {"a", "b", "c"})
+    g.add_node(name, [name](const sp::State& s) {
+      return json{{"trace", json::array({name})}, {"n", s["n"].get<int>() + 1}};
+    });
+  g.add_edge(sp::START, "a").add_edge("a", "b").add_edge("b", "c");
+  auto app = g.compile({.checkpointer = saver});
+  app.invoke(json{{"n", 0}}, cfg("t"));
+  // Every checkpoint as it reads now; each branch below must leave all of them as they are.
+  std::map<std::string, json> seen;
+  auto record = [&] {
+    for (const auto& snap : app.get_state_history(cfg("t")))
+      seen.emplace(*snap.config.checkpoint_id, snap.to_json());
+  };
+  auto expect_unchanged = [&](const char* after) {
+    for (const auto& [id, state] : seen) {
+      sp::RunConfig at = cfg("t");
+      at.checkpoint_id = id;
+      EXPECT_EQ(app.get_state(at).to_json(), state) << "checkpoint " << id << " after " << after;
+    }
+  };
+  record();
+  auto history = app.get_state_history(cfg("t"));
+  ASSERT_EQ(history.size(), 5u);  // input, a, b, c, and the end
+  auto at_step = [&](int step) {
+    sp::RunConfig at = cfg("t");
+    for (const auto& snap : history)
+      if (snap.metadata["step"] == step) at.checkpoint_id = snap.config.checkpoint_id;
+    return at;
+  };
+  EXPECT_EQ(app.get_state(cfg("t")).values, json({{"trace", {"a", "b", "c"}}, {"n", 3}}));
+
+  // update_state at the checkpoint after a, then run the new branch to its end.
+  sp::RunConfig fork = app.update_state(at_step(1), json{{"n", 100}, {"trace", {"x"}}}, "a");
+  EXPECT_EQ(app.invoke(nullptr, fork), json({{"trace", {"a", "x", "b", "c"}}, {"n", 102}}));
+  expect_unchanged("update_state and a run from the fork");
+  record();
+
+  // Replay from the checkpoint after b: c runs again, on a branch of its own.
+  EXPECT_EQ(app.invoke(nullptr, at_step(2)), json({{"trace", {"a", "b", "c"}}, {"n", 3}}));
+  expect_unchanged("a replay");
+  record();
+
+  // A new input at the first checkpoint, and a __copy__ fork of the checkpoint after a.
+  EXPECT_EQ(app.invoke(json{{"n", 50}}, at_step(-1)), json({{"trace", {"a", "b", "c"}}, {"n", 53}}));
+  sp::RunConfig copy = app.update_state(at_step(1), nullptr, "__copy__");
+  EXPECT_EQ(app.invoke(nullptr, copy), json({{"trace", {"a", "b", "c"}}, {"n", 3}}));
+  expect_unchanged("a new input and a __copy__ fork");
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
+}
+
 TEST_P(Persistence, DurabilityModesGiveTheSameStateAndExitStoresOnlyTheEnd) {
   for (sp::Durability d : {sp::Durability::sync, sp::Durability::async, sp::Durability::exit}) {
     auto app = chain(saver);
