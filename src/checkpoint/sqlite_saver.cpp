@@ -28,7 +28,7 @@ using internal::parse_stored;
 
 namespace {
 
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -84,7 +84,27 @@ CREATE TABLE IF NOT EXISTS thread_claims (
     R"sql(
 SELECT 1;
 )sql",
+    // 5: the values a step stored, all of one version, in one row (one insert per step instead
+    // of one per channel).
+    R"sql(
+CREATE TABLE IF NOT EXISTS checkpoint_version_values (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL DEFAULT '',
+  version TEXT NOT NULL,
+  channel_values TEXT NOT NULL,
+  PRIMARY KEY (thread_id, checkpoint_ns, version)
+) WITHOUT ROWID;
+)sql",
 };
+
+/// The entry of `channel` in a checkpoint_version_values row: [value] for a whole value,
+/// [elements, base version] for an append (docs/checkpoint_schema.md).
+std::optional<internal::StoredBlob> version_value_entry(const json& row, const std::string& channel) {
+  auto it = row.find(channel);
+  if (it == row.end() || !it->is_array() || it->empty() || it->size() > 2) return std::nullopt;
+  if (it->size() == 1) return internal::StoredBlob{(*it)[0], std::nullopt};
+  return internal::StoredBlob{(*it)[0], (*it)[1].dump()};
+}
 
 std::string host_name() {
   char buf[256] = {};
@@ -284,8 +304,20 @@ struct SqliteSaver::Impl {
   /// history, which needs most of them).
   internal::BlobResolver resolver(const std::string& t, const std::string& ns, std::string* id, bool all = false) {
     using Rows = std::map<std::pair<std::string, std::string>, std::pair<std::string, std::optional<std::string>>>;
-    auto rows = std::make_shared<Rows>();
-    auto whole_channel = std::make_shared<std::set<std::string>>();
+    struct Found {
+      Rows rows;                                  // (channel, version) -> checkpoint_blobs row
+      std::set<std::string> whole_channel;        // channels whose blobs are all in `rows`
+      std::map<std::string, std::string> steps;   // version -> checkpoint_version_values text
+      std::map<std::string, json> parsed_steps;   // version -> that text parsed
+      bool all_steps = false;                     // `steps` holds every row of the thread
+    };
+    auto found = std::make_shared<Found>();
+    auto read_all_steps = [this, t, ns, found] {
+      Stmt s(db, stmts, "SELECT version, channel_values FROM checkpoint_version_values WHERE thread_id = ?1 AND checkpoint_ns = ?2");
+      s.bind(1, t).bind(2, ns);
+      while (s.step()) found->steps.emplace(s.text(0), s.text(1));
+      found->all_steps = true;
+    };
     if (all) {
       Stmt s(db, stmts,
              "SELECT channel, version, value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2");
@@ -293,14 +325,38 @@ struct SqliteSaver::Impl {
       while (s.step()) {
         std::optional<std::string> base;
         if (!s.is_null(3)) base = s.text(3);
-        rows->emplace(std::pair{s.text(0), s.text(1)}, std::pair{s.text(2), std::move(base)});
+        found->rows.emplace(std::pair{s.text(0), s.text(1)}, std::pair{s.text(2), std::move(base)});
       }
+      read_all_steps();
     }
+    // The entry of `ch` in the row of `version` (a value stored with the other values of its step).
+    auto from_step = [this, t, ns, id, found, read_all_steps](const std::string& ch,
+                                                              const std::string& version) -> std::optional<internal::StoredBlob> {
+      auto parsed = found->parsed_steps.find(version);
+      if (parsed == found->parsed_steps.end()) {
+        auto text = found->steps.find(version);
+        if (text == found->steps.end()) {
+          if (found->all_steps) return std::nullopt;
+          Stmt s(db, stmts,
+                 "SELECT channel_values FROM checkpoint_version_values WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
+                 "version = ?3");
+          s.bind(1, t).bind(2, ns).bind(3, version);
+          if (!s.step()) return std::nullopt;
+          text = found->steps.emplace(version, s.text(0)).first;
+        }
+        parsed = found->parsed_steps.emplace(version, parse_stored(text->second, "value of channel '" + ch + "' (in the row of version " + version + ")", t, *id)).first;
+      }
+      auto entry = version_value_entry(parsed->second, ch);
+      // An append's older links are in other rows of the thread: read them all in one statement.
+      if (entry && entry->delta_base && !found->all_steps) read_all_steps();
+      return entry;
+    };
     return internal::BlobResolver(
-        [this, t, ns, id, rows, whole_channel, all](const std::string& ch,
-                                                    const std::string& version) -> std::optional<internal::StoredBlob> {
-          auto it = rows->find({ch, version});
-          if (it == rows->end() && !all && !whole_channel->count(ch)) {
+        [this, t, ns, id, found, all, from_step](const std::string& ch,
+                                                 const std::string& version) -> std::optional<internal::StoredBlob> {
+          if (auto entry = from_step(ch, version)) return entry;
+          auto it = found->rows.find({ch, version});
+          if (it == found->rows.end() && !all && !found->whole_channel.count(ch)) {
             Stmt blob(db, stmts,
                       "SELECT value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
                       "channel = ?3 AND version = ?4");
@@ -308,19 +364,19 @@ struct SqliteSaver::Impl {
             if (!blob.step()) return std::nullopt;
             if (blob.is_null(1))
               return internal::StoredBlob{parse_stored(blob.text(0), "value of channel '" + ch + "'", t, *id), std::nullopt};
-            whole_channel->insert(ch);
-            Stmt all(db, stmts,
-                     "SELECT version, value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND "
-                     "checkpoint_ns = ?2 AND channel = ?3");
-            all.bind(1, t).bind(2, ns).bind(3, ch);
-            while (all.step()) {
+            found->whole_channel.insert(ch);
+            Stmt every(db, stmts,
+                       "SELECT version, value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND "
+                       "checkpoint_ns = ?2 AND channel = ?3");
+            every.bind(1, t).bind(2, ns).bind(3, ch);
+            while (every.step()) {
               std::optional<std::string> base;
-              if (!all.is_null(2)) base = all.text(2);
-              rows->emplace(std::pair{ch, all.text(0)}, std::pair{all.text(1), std::move(base)});
+              if (!every.is_null(2)) base = every.text(2);
+              found->rows.emplace(std::pair{ch, every.text(0)}, std::pair{every.text(1), std::move(base)});
             }
-            it = rows->find({ch, version});
+            it = found->rows.find({ch, version});
           }
-          if (it == rows->end()) return std::nullopt;
+          if (it == found->rows.end()) return std::nullopt;
           return internal::StoredBlob{parse_stored(it->second.first, "value of channel '" + ch + "'", t, *id),
                                       it->second.second};
         },
@@ -416,8 +472,41 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
   const std::string& ns = config.checkpoint_ns;
   std::string stored = internal::stored_checkpoint(checkpoint, config.checkpoint_id, deltas).dump();
   std::string md = (metadata.is_null() ? json::object() : metadata).dump();
+  // The values of an engine step all take the step's one version: they go in one row.
+  std::optional<std::string> step_version;
+  json step_values = json::object();
+  if (new_versions.is_object() && impl_->deltas) {
+    for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
+      std::string v = it.value().dump();
+      if (step_version && *step_version != v) {
+        step_version.reset();
+        break;
+      }
+      step_version = std::move(v);
+    }
+  }
+  if (step_version) {
+    for (auto it = new_versions.begin(); it != new_versions.end(); ++it)
+      if (auto v = checkpoint.channel_values.find(it.key()); v != checkpoint.channel_values.end())
+        step_values[it.key()] = json::array({*v});
+    for (const ChannelDelta& d : deltas.appends) {
+      if (!new_versions.contains(d.channel)) continue;
+      step_values[d.channel] = json::array({d.appended, d.base_version});
+    }
+  }
   std::lock_guard lock(impl_->mutex);
   impl_->write([&] {
+    if (step_version) {
+      if (!step_values.empty()) {
+        // A second put of one version (a stored checkpoint put again) merges into its row.
+        Stmt row(impl_->db, impl_->stmts,
+                 "INSERT INTO checkpoint_version_values (thread_id, checkpoint_ns, version, channel_values) "
+                 "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET channel_values = "
+                 "json_patch(channel_values, excluded.channel_values)");
+        row.bind(1, t).bind(2, ns).bind(3, *step_version).bind(4, step_values.dump());
+        row.run();
+      }
+    } else {
     if (new_versions.is_object()) {
       Stmt blob(impl_->db, impl_->stmts,
                 "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value) "
@@ -438,6 +527,7 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
             .bind(5, d.appended.dump()).bind(6, d.base_version.dump());
         append.run();
       }
+    }
     }
     Stmt cp(impl_->db, impl_->stmts,
             "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
@@ -580,7 +670,7 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
 void SqliteSaver::delete_thread(const std::string& thread_id) {
   std::lock_guard lock(impl_->mutex);
   impl_->write([&] {
-    for (const char* table : {"checkpoints", "checkpoint_blobs", "checkpoint_writes"}) {
+    for (const char* table : {"checkpoints", "checkpoint_blobs", "checkpoint_version_values", "checkpoint_writes"}) {
       Stmt s(impl_->db, impl_->stmts, (std::string("DELETE FROM ") + table + " WHERE thread_id = ?1").c_str());
       s.bind(1, thread_id).run();
     }
@@ -590,7 +680,7 @@ void SqliteSaver::delete_thread(const std::string& thread_id) {
 void SqliteSaver::copy_thread(const std::string& from, const std::string& to) {
   std::lock_guard lock(impl_->mutex);
   impl_->write([&] {
-    for (const char* table : {"checkpoints", "checkpoint_blobs", "checkpoint_writes"}) {
+    for (const char* table : {"checkpoints", "checkpoint_blobs", "checkpoint_version_values", "checkpoint_writes"}) {
       Stmt del(impl_->db, (std::string("DELETE FROM ") + table + " WHERE thread_id = ?1").c_str());
       del.bind(1, to).run();
     }
@@ -603,6 +693,12 @@ void SqliteSaver::copy_thread(const std::string& from, const std::string& to) {
     Stmt(impl_->db,
          "INSERT INTO checkpoint_blobs SELECT ?2, checkpoint_ns, channel, version, value, delta_base "
          "FROM checkpoint_blobs WHERE thread_id = ?1")
+        .bind(1, from)
+        .bind(2, to)
+        .run();
+    Stmt(impl_->db,
+         "INSERT INTO checkpoint_version_values SELECT ?2, checkpoint_ns, version, channel_values "
+         "FROM checkpoint_version_values WHERE thread_id = ?1")
         .bind(1, from)
         .bind(2, to)
         .run();
@@ -643,16 +739,21 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
               .bind(1, t).bind(2, ns).bind(3, id).bind(4, stored.dump()).run();
         }
         json versions = stored.value("channel_versions", json::object());
-        // The kept values are stored whole, so the appends they were built from can go.
+        // The kept values are stored whole in checkpoint_blobs, so the appends they were built
+        // from and the rows of step values can go.
         {
           std::string current = id;
           auto values = impl_->resolver(t, ns, &current);
-          Stmt whole(impl_->db,
-                     "UPDATE checkpoint_blobs SET value = ?5, delta_base = NULL WHERE thread_id = ?1 AND "
-                     "checkpoint_ns = ?2 AND channel = ?3 AND version = ?4 AND delta_base IS NOT NULL");
+          std::vector<std::pair<std::string, json>> whole;
           for (auto v = versions.begin(); v != versions.end(); ++v)
-            if (auto value = values.resolve(v.key(), v.value().dump()))
-              whole.reset().bind(1, t).bind(2, ns).bind(3, v.key()).bind(4, v.value().dump()).bind(5, value->dump()).run();
+            if (auto value = values.resolve(v.key(), v.value().dump())) whole.emplace_back(v.key(), std::move(*value));
+          Stmt put(impl_->db,
+                   "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value, delta_base) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, NULL)");
+          for (const auto& [ch, value] : whole)
+            put.reset().bind(1, t).bind(2, ns).bind(3, ch).bind(4, versions[ch].dump()).bind(5, value.dump()).run();
+          Stmt(impl_->db, "DELETE FROM checkpoint_version_values WHERE thread_id = ?1 AND checkpoint_ns = ?2")
+              .bind(1, t).bind(2, ns).run();
         }
         Stmt(impl_->db, "DELETE FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id <> ?3")
             .bind(1, t).bind(2, ns).bind(3, id).run();
@@ -717,7 +818,7 @@ std::unique_ptr<ThreadClaim> SqliteSaver::claim_thread(const std::string& thread
 void SqliteSaver::clear() {
   std::lock_guard lock(impl_->mutex);
   impl_->write([&] {
-    impl_->exec("DELETE FROM checkpoints; DELETE FROM checkpoint_blobs; DELETE FROM checkpoint_writes; DELETE FROM thread_claims;");
+    impl_->exec("DELETE FROM checkpoints; DELETE FROM checkpoint_blobs; DELETE FROM checkpoint_version_values; DELETE FROM checkpoint_writes; DELETE FROM thread_claims;");
   });
 }
 

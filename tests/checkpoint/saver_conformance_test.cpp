@@ -399,19 +399,36 @@ TEST(SqliteSaver, CorruptStoredValueNamesThreadAndCheckpointAndSparesOtherThread
     sp::SqliteSaver saver(path);
     saver.put({"bad", "", std::nullopt}, cp("1", {{"k", "v"}}, {{"k", 1}}), json::object(), {{"k", 1}});
     saver.put({"good", "", std::nullopt}, cp("1", {{"k", "v"}}, {{"k", 1}}), json::object(), {{"k", 1}});
+    // Values of several versions in one put are stored a row each (checkpoint_blobs).
+    saver.put({"bad2", "", std::nullopt}, cp("1", {{"k", "v"}, {"j", "w"}}, {{"k", 1}, {"j", 2}}), json::object(),
+              {{"k", 1}, {"j", 2}});
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE checkpoint_blobs SET value = '{\"trunc' WHERE thread_id = 'bad'", nullptr, nullptr,
-                         nullptr),
+  // A step's values are stored in one row per version (schema 5).
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE checkpoint_version_values SET channel_values = '{\"trunc' WHERE thread_id = 'bad'",
+                         nullptr, nullptr, nullptr),
             SQLITE_OK);
+  ASSERT_EQ(sqlite3_changes(db), 1);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE checkpoint_blobs SET value = '{\"trunc' WHERE thread_id = 'bad2' AND channel = 'k'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_changes(db), 1);
   sqlite3_close(db);
   sp::SqliteSaver saver(path);
   try {
     saver.get_tuple({"bad", "", std::nullopt});
     ADD_FAILURE() << "a truncated value must not load";
   } catch (const sp::CheckpointError& e) {
-    EXPECT_NE(std::string(e.what()).find("thread 'bad', checkpoint '1': stored value of channel 'k' is corrupt"),
+    EXPECT_NE(std::string(e.what()).find("thread 'bad', checkpoint '1': stored value of channel 'k' (in the row of version 1) is corrupt"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    saver.get_tuple({"bad2", "", std::nullopt});
+    ADD_FAILURE() << "a truncated value must not load";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("thread 'bad2', checkpoint '1': stored value of channel 'k' is corrupt"),
               std::string::npos)
         << e.what();
   }
@@ -432,7 +449,7 @@ TEST(SqliteSaver, ReopensAnExistingFileAndRefusesANewerSchema) {
     sp::SqliteSaver newer(path);
     ADD_FAILURE() << "a newer schema must be refused";
   } catch (const sp::CheckpointError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer than this build's (4)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer than this build's (5)"), std::string::npos) << e.what();
   }
 }
 
