@@ -94,6 +94,32 @@ CREATE TABLE IF NOT EXISTS checkpoint_version_values (
   channel_values TEXT NOT NULL,
   PRIMARY KEY (thread_id, checkpoint_ns, version)
 ) WITHOUT ROWID;
+CREATE TABLE checkpoint_writes_5 (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL DEFAULT '',
+  checkpoint_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  value TEXT NOT NULL,
+  task_path TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+) WITHOUT ROWID;
+INSERT INTO checkpoint_writes_5 SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, task_path FROM checkpoint_writes;
+DROP TABLE checkpoint_writes;
+ALTER TABLE checkpoint_writes_5 RENAME TO checkpoint_writes;
+CREATE TABLE checkpoints_5 (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL DEFAULT '',
+  checkpoint_id TEXT NOT NULL,
+  parent_checkpoint_id TEXT,
+  checkpoint TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+) WITHOUT ROWID;
+INSERT INTO checkpoints_5 SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints;
+DROP TABLE checkpoints;
+ALTER TABLE checkpoints_5 RENAME TO checkpoints;
 )sql",
 };
 

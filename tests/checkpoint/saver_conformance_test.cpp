@@ -437,6 +437,51 @@ TEST(SqliteSaver, CorruptStoredValueNamesThreadAndCheckpointAndSparesOtherThread
   EXPECT_EQ(good->checkpoint.channel_values, json({{"k", "v"}}));
 }
 
+// A file written by schema 4 (one row per value, rowid tables) opens, migrates to 5 and reads
+// back as it was; new puts go to the new layout beside the old rows.
+TEST(SqliteSaver, MigratesASchema4FileAndReadsItsRowsBack) {
+  std::string path = scratch_file("schema4");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const char* v4 = R"sql(
+CREATE TABLE checkpoints (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
+  parent_checkpoint_id TEXT, checkpoint TEXT NOT NULL, metadata TEXT NOT NULL, PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id));
+CREATE TABLE checkpoint_blobs (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', channel TEXT NOT NULL,
+  version TEXT NOT NULL, value TEXT NOT NULL, delta_base TEXT, PRIMARY KEY (thread_id, checkpoint_ns, channel, version));
+CREATE TABLE checkpoint_writes (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
+  task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, value TEXT NOT NULL, task_path TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx));
+CREATE TABLE thread_claims (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, owner TEXT NOT NULL, host TEXT NOT NULL,
+  pid INTEGER NOT NULL, PRIMARY KEY (thread_id, checkpoint_ns));
+INSERT INTO checkpoints VALUES ('t', '', '1', NULL,
+  '{"v":4,"id":"1","ts":"2026-11-22T00:00:00.000Z","channel_versions":{"k":1,"l":2},"versions_seen":{}}', '{"step":0}');
+INSERT INTO checkpoint_blobs VALUES ('t', '', 'k', '1', '"v"', NULL);
+INSERT INTO checkpoint_blobs VALUES ('t', '', 'l', '1', '["a"]', NULL);
+INSERT INTO checkpoint_blobs VALUES ('t', '', 'l', '2', '["b"]', '1');
+INSERT INTO checkpoint_writes VALUES ('t', '', '1', 'task', 0, 'k', '"w"', '~p');
+PRAGMA user_version = 4;
+)sql";
+  ASSERT_EQ(sqlite3_exec(db, v4, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  sp::SqliteSaver saver(path);
+  auto t = saver.get_tuple({"t", "", std::nullopt});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.channel_values, json({{"k", "v"}, {"l", {"a", "b"}}}));
+  ASSERT_EQ(t->pending_writes.size(), 1u);
+  EXPECT_EQ(t->pending_writes[0].value, "w");
+  saver.put({"t", "", "1"}, cp("2", {{"k", "x"}}, {{"k", 3}, {"l", 2}}), json{{"step", 1}}, {{"k", 3}});
+  auto next = saver.get_tuple({"t", "", std::nullopt});
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->checkpoint.channel_values, json({{"k", "x"}, {"l", {"a", "b"}}}));
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), sp::SqliteSaver::schema_version());
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
 TEST(SqliteSaver, ReopensAnExistingFileAndRefusesANewerSchema) {
   std::string path = scratch_file("reopen");
   { sp::SqliteSaver(path).put({"t", "", std::nullopt}, cp("1", json::object(), json::object()), json::object(), json::object()); }
