@@ -214,6 +214,46 @@ json stored_checkpoint(const Checkpoint& checkpoint, const std::optional<std::st
   return j;
 }
 
+std::string dump_stored_checkpoint(const Checkpoint& checkpoint, const std::optional<std::string>& parent,
+                                   const PutDeltas& deltas) {
+  // The text of stored_checkpoint(...).dump(), without copying the maps into a new object:
+  // the same keys, in nlohmann's (sorted) order.
+  std::vector<std::pair<std::string_view, const json*>> fields;
+  const json v = checkpoint.v, id = checkpoint.id, ts = checkpoint.ts;
+  json from, root;
+  fields.emplace_back("v", &v);
+  fields.emplace_back("id", &id);
+  fields.emplace_back("ts", &ts);
+  fields.emplace_back("channel_versions", &checkpoint.channel_versions);
+  fields.emplace_back("versions_seen", &checkpoint.versions_seen);
+  if (!checkpoint.updated_channels.is_null()) fields.emplace_back("updated_channels", &checkpoint.updated_channels);
+  if (deltas.versions_root) {
+    from = *parent;
+    root = *deltas.versions_root;
+    fields.emplace_back(kVersionsFrom, &from);
+    fields.emplace_back(kVersionsRoot, &root);
+  }
+  const std::size_t own = fields.size();
+  if (checkpoint.extra.is_object())
+    for (auto it = checkpoint.extra.begin(); it != checkpoint.extra.end(); ++it) {
+      std::string_view key = it.key();
+      if (key == "channel_values") continue;
+      bool replaced = false;
+      for (std::size_t i = 0; i < own && !replaced; ++i) replaced = fields[i].first == key;
+      if (!replaced) fields.emplace_back(key, &it.value());
+    }
+  std::sort(fields.begin(), fields.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out = "{";
+  for (const auto& [key, value] : fields) {
+    if (out.size() > 1) out += ',';
+    out += json(std::string(key)).dump();
+    out += ':';
+    out += value->dump();
+  }
+  out += '}';
+  return out;
+}
+
 void check_deltas(const CheckpointConfig& config, const json& new_versions, const PutDeltas& deltas) {
   for (const ChannelDelta& d : deltas.appends)
     if (!new_versions.is_object() || !new_versions.contains(d.channel))

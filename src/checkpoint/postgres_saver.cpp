@@ -518,7 +518,7 @@ CheckpointConfig PostgresSaver::put_with_deltas(const CheckpointConfig& config, 
       .text(text_array(values, "value"))
       .bytes(checkpoint.id)
       .opt(config.checkpoint_id)
-      .bytes(internal::stored_checkpoint(checkpoint, config.checkpoint_id, deltas).dump())
+      .bytes(internal::dump_stored_checkpoint(checkpoint, config.checkpoint_id, deltas))
       .bytes((metadata.is_null() ? json::object() : metadata).dump())
       .text(text_array(bases, "version"));
   impl_->with_conn([&](Conn& c) { return c.run("put", kPut, p); });

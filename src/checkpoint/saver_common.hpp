@@ -97,6 +97,9 @@ inline constexpr const char* kVersionsRoot = "versions_root";
 /// `parent`) and the chain's root ("versions_root"); VersionResolver reads that form back.
 json stored_checkpoint(const Checkpoint& checkpoint);
 json stored_checkpoint(const Checkpoint& checkpoint, const std::optional<std::string>& parent, const PutDeltas& deltas);
+/// stored_checkpoint(checkpoint, parent, deltas).dump(), without building that object.
+std::string dump_stored_checkpoint(const Checkpoint& checkpoint, const std::optional<std::string>& parent,
+                                   const PutDeltas& deltas);
 /// Checks what put_with_deltas() was given. Throws: CheckpointError naming the problem.
 void check_deltas(const CheckpointConfig& config, const json& new_versions, const PutDeltas& deltas);
 

@@ -7,12 +7,15 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <random>
 
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <set>
 #include <string_view>
 #include <type_traits>
@@ -243,11 +246,99 @@ class Stmt {
 };
 
 
+/// Copies the WAL back into the database file on a thread and connection of its own, so the
+/// saver's commits never wait for that copy and its fsync (SQLite's own auto-checkpoint runs
+/// them inside the commit that crosses its threshold). The thread starts on the first commit
+/// past the threshold; if its connection cannot open, the commit checkpoints as SQLite would.
+class WalCheckpointer {
+ public:
+  explicit WalCheckpointer(std::string path) : path_(std::move(path)) {}
+  ~WalCheckpointer() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+  WalCheckpointer(const WalCheckpointer&) = delete;
+  WalCheckpointer& operator=(const WalCheckpointer&) = delete;
+
+  /// sqlite3_wal_hook: called after each commit with the WAL's size in pages.
+  static int committed(void* self, sqlite3* db, const char* name, int pages) {
+    auto& c = *static_cast<WalCheckpointer*>(self);
+    if (pages < kPages) return SQLITE_OK;
+    std::unique_lock lock(c.mutex_);
+    if (c.failed_) {
+      lock.unlock();
+      sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      return SQLITE_OK;
+    }
+    c.wanted_ = true;
+    if (!c.thread_.joinable()) c.thread_ = std::thread([&c] { c.run(); });
+    lock.unlock();
+    c.wake_.notify_one();
+    return SQLITE_OK;
+  }
+
+ private:
+  static constexpr int kPages = 1000;  // SQLite's default auto-checkpoint threshold
+  void run() {
+    sqlite3* db = nullptr;
+    const bool open = sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
+    std::unique_lock lock(mutex_);
+    if (!open) {
+      failed_ = true;
+      lock.unlock();
+      sqlite3_close(db);
+      return;
+    }
+    for (;;) {
+      wake_.wait(lock, [&] { return wanted_ || stop_; });
+      if (stop_) break;
+      wanted_ = false;
+      lock.unlock();
+      // PASSIVE: copies what no reader still needs, never waits for a lock.
+      sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      lock.lock();
+    }
+    lock.unlock();
+    sqlite3_close(db);
+  }
+
+  const std::string path_;
+  std::mutex mutex_;  // guards wanted_, stop_, failed_ and the start of thread_
+  std::condition_variable wake_;
+  bool wanted_ = false;
+  bool stop_ = false;
+  bool failed_ = false;
+  std::thread thread_;
+};
+
+/// `verb` ("INSERT OR REPLACE", "INSERT OR IGNORE") of `rows` pending writes of one task in one
+/// statement: ?1-?5 thread, namespace, checkpoint, task and path; then idx, channel and value
+/// of each row. Built once per verb and row count.
+const char* writes_sql(std::string_view verb, std::size_t rows) {
+  static std::mutex mutex;  // guards texts
+  static std::map<std::pair<std::string, std::size_t>, std::string, std::less<>> texts;  // node-based: texts stay put
+  std::lock_guard lock(mutex);
+  auto key = std::pair{std::string(verb), rows};
+  auto it = texts.find(key);
+  if (it != texts.end()) return it->second.c_str();
+  std::string sql = key.first + " INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, "
+                                "channel, value, task_path) VALUES ";
+  for (std::size_t k = 0; k < rows; ++k)
+    sql += (k ? ", (?1, ?2, ?3, ?4, ?" : "(?1, ?2, ?3, ?4, ?") + std::to_string(6 + 3 * k) + ", ?" +
+           std::to_string(7 + 3 * k) + ", ?" + std::to_string(8 + 3 * k) + ", ?5)";
+  return texts.emplace(std::move(key), std::move(sql)).first->second.c_str();
+}
+
 }  // namespace
 
 struct SqliteSaver::Impl {
   std::string path;
   sqlite3* db = nullptr;
+  std::unique_ptr<WalCheckpointer> checkpointer;  // stopped before db closes
   bool deltas = true;
   std::recursive_mutex mutex;  // recursive: batch() holds it around the writes it runs
   int batch_depth = 0;         // > 0: inside batch()'s transaction
@@ -288,6 +379,20 @@ struct SqliteSaver::Impl {
                      "ROLLBACK TO superstep_write; RELEASE superstep_write", std::forward<F>(fn));
     else
       in_transaction("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK", std::forward<F>(fn));
+  }
+  /// Runs `fn`, a put whose last statement (the checkpoint row) makes it visible: inside
+  /// batch()'s transaction with no savepoint of its own (a put that fails before its last
+  /// statement leaves only values that no checkpoint names), else in a write transaction.
+  template <class F>
+  void write_visible_last(F&& fn) {
+    if (batch_depth > 0) fn();
+    else write(std::forward<F>(fn));
+  }
+  /// Runs `fn`, which runs one statement (atomic by itself): as it is, without a transaction
+  /// or savepoint of its own.
+  template <class F>
+  void write_one_statement(F&& fn) {
+    fn();
   }
   /// Runs `fn` in a read transaction: one snapshot and one round of file locks for all its
   /// statements (each statement on its own would take and drop the WAL locks).
@@ -453,6 +558,8 @@ SqliteSaver::SqliteSaver(const std::string& path) : impl_(std::make_unique<Impl>
     impl_->exec("PRAGMA journal_mode = WAL");
     impl_->exec("PRAGMA synchronous = NORMAL");
     impl_->exec("PRAGMA foreign_keys = ON");
+    impl_->checkpointer = std::make_unique<WalCheckpointer>(path);
+    sqlite3_wal_hook(impl_->db, &WalCheckpointer::committed, impl_->checkpointer.get());
     // Migrations, versioned in the database (PRAGMA user_version), applied under the write lock
     // so two processes opening a new file do not race.
     impl_->write([&] {
@@ -468,6 +575,7 @@ SqliteSaver::SqliteSaver(const std::string& path) : impl_(std::make_unique<Impl>
       impl_->exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
     });
   } catch (...) {
+    impl_->checkpointer.reset();
     impl_->stmts.clear();
     sqlite3_close(impl_->db);
     throw;
@@ -475,6 +583,7 @@ SqliteSaver::SqliteSaver(const std::string& path) : impl_(std::make_unique<Impl>
 }
 
 SqliteSaver::~SqliteSaver() {
+  impl_->checkpointer.reset();
   impl_->stmts.clear();
   sqlite3_close(impl_->db);
 }
@@ -496,11 +605,11 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
   internal::check_deltas(config, new_versions, deltas);
   const std::string& t = config.thread_id;
   const std::string& ns = config.checkpoint_ns;
-  std::string stored = internal::stored_checkpoint(checkpoint, config.checkpoint_id, deltas).dump();
+  std::string stored = internal::dump_stored_checkpoint(checkpoint, config.checkpoint_id, deltas);
   std::string md = (metadata.is_null() ? json::object() : metadata).dump();
   // The values of an engine step all take the step's one version: they go in one row.
   std::optional<std::string> step_version;
-  json step_values = json::object();
+  std::string step_values;  // the row's JSON text: {channel: [value]} or {channel: [elements, base]}
   if (new_versions.is_object() && impl_->deltas) {
     for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
       std::string v = it.value().dump();
@@ -512,16 +621,27 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
     }
   }
   if (step_version) {
-    for (auto it = new_versions.begin(); it != new_versions.end(); ++it)
-      if (auto v = checkpoint.channel_values.find(it.key()); v != checkpoint.channel_values.end())
-        step_values[it.key()] = json::array({*v});
-    for (const ChannelDelta& d : deltas.appends) {
-      if (!new_versions.contains(d.channel)) continue;
-      step_values[d.channel] = json::array({d.appended, d.base_version});
+    for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {  // in key order, as json would
+      auto append = std::find_if(deltas.appends.begin(), deltas.appends.end(),
+                                 [&](const ChannelDelta& d) { return d.channel == it.key(); });
+      auto value = checkpoint.channel_values.find(it.key());
+      if (append == deltas.appends.end() && value == checkpoint.channel_values.end()) continue;
+      step_values += step_values.empty() ? "{" : ",";
+      step_values += json(it.key()).dump();
+      step_values += ":[";
+      if (append != deltas.appends.end()) {
+        step_values += append->appended.dump();
+        step_values += ',';
+        step_values += append->base_version.dump();
+      } else {
+        step_values += value->dump();
+      }
+      step_values += ']';
     }
+    if (!step_values.empty()) step_values += '}';
   }
   std::lock_guard lock(impl_->mutex);
-  impl_->write([&] {
+  impl_->write_visible_last([&] {
     if (step_version) {
       if (!step_values.empty()) {
         // A second put of one version (a stored checkpoint put again) merges into its row.
@@ -529,7 +649,7 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
                  "INSERT INTO checkpoint_version_values (thread_id, checkpoint_ns, version, channel_values) "
                  "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET channel_values = "
                  "json_patch(channel_values, excluded.channel_values)");
-        row.bind(1, t).bind(2, ns).bind(3, *step_version).bind(4, step_values.dump());
+        row.bind(1, t).bind(2, ns).bind(3, *step_version).bind(4, step_values);
         row.run();
       }
     } else {
@@ -589,30 +709,40 @@ void SqliteSaver::put_writes(const CheckpointConfig& config, const std::vector<s
   internal::require_thread(config, "put_writes");
   if (!config.checkpoint_id)
     throw CheckpointError("put_writes: config has no checkpoint_id (thread '" + config.thread_id + "')");
-  std::lock_guard lock(impl_->mutex);
-  impl_->write([&] {
-    Stmt upsert(impl_->db, impl_->stmts,
-                "INSERT OR REPLACE INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, "
-                "channel, value, task_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-    Stmt insert(impl_->db, impl_->stmts,
-                "INSERT OR IGNORE INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, "
-                "channel, value, task_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-    for (std::size_t i = 0; i < writes.size(); ++i) {
-      const auto& [channel, value] = writes[i];
-      int idx = internal::write_index(channel, static_cast<int>(i));
-      Stmt& s = idx < 0 ? upsert : insert;  // special channels are upserted, others kept as first saved
-      s.reset()
-          .bind(1, config.thread_id)
-          .bind(2, config.checkpoint_ns)
-          .bind(3, *config.checkpoint_id)
-          .bind(4, task_id)
-          .bind(5, idx)
-          .bind(6, channel)
-          .bind(7, value.dump())
-          .bind(8, task_path);
-      s.run();
+  // Special channels are upserted, other writes kept as first saved (a re-run task cannot
+  // change what was recorded): one multi-row statement for each kind, so a call is usually one
+  // statement, atomic by itself.
+  struct Row {
+    int idx;
+    const std::string* channel;
+    std::string value;
+  };
+  std::vector<Row> upserts, inserts;
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    const auto& [channel, value] = writes[i];
+    int idx = internal::write_index(channel, static_cast<int>(i));
+    (idx < 0 ? upserts : inserts).push_back(Row{idx, &channel, value.dump()});
+  }
+  constexpr std::size_t kRowsPerStatement = 500;  // 3 parameters a row, far below SQLite's limit
+  auto insert = [&](std::string_view verb, const std::vector<Row>& rows, std::size_t from) {
+    const std::size_t n = std::min(kRowsPerStatement, rows.size() - from);
+    Stmt s(impl_->db, impl_->stmts, writes_sql(verb, n));
+    s.bind(1, config.thread_id).bind(2, config.checkpoint_ns).bind(3, *config.checkpoint_id).bind(4, task_id).bind(5, task_path);
+    for (std::size_t k = 0; k < n; ++k) {
+      const Row& r = rows[from + k];
+      s.bind(static_cast<int>(6 + 3 * k), r.idx).bind(static_cast<int>(7 + 3 * k), *r.channel).bind(static_cast<int>(8 + 3 * k), r.value);
     }
-  });
+    s.run();
+  };
+  auto all = [&] {
+    for (std::size_t i = 0; i < upserts.size(); i += kRowsPerStatement) insert("INSERT OR REPLACE", upserts, i);
+    for (std::size_t i = 0; i < inserts.size(); i += kRowsPerStatement) insert("INSERT OR IGNORE", inserts, i);
+  };
+  const std::size_t statements = (upserts.size() + kRowsPerStatement - 1) / kRowsPerStatement +
+                                 (inserts.size() + kRowsPerStatement - 1) / kRowsPerStatement;
+  std::lock_guard lock(impl_->mutex);
+  if (statements <= 1) impl_->write_one_statement(all);
+  else impl_->write(all);
 }
 
 std::optional<CheckpointTuple> SqliteSaver::get_tuple(const CheckpointConfig& config) {

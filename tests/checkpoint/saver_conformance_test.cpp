@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "checkpoint/saver_common.hpp"
 #include "saver_cases.hpp"
 #include "test_util.hpp"
 
@@ -392,6 +393,25 @@ TEST_P(SaverConformance, FormatThreeCheckpointsGetPendingSendsFromTheParent) {
 
 INSTANTIATE_TEST_SUITE_P(Savers, SaverConformance, ::testing::ValuesIn(testing_util::saver_cases()),
                          [](const auto& info) { return info.param.name; });
+
+// SQLite and PostgreSQL write the stored form's text directly; it must be the stored form dumped.
+TEST(StoredCheckpoint, TextIsTheStoredFormDumped) {
+  sp::Checkpoint c = cp("1f1e6fe2", {{"k", "v"}}, {{"k", 1}, {"branch:to:a", 2}});
+  c.updated_channels = json::array({"k"});
+  std::vector<sp::Checkpoint> cases{c};
+  c.updated_channels = nullptr;
+  c.extra = {{"aa", 1}, {"v", 9}, {"zz", {{"x", "\"quoted\"\n"}}}, {"channel_values", {{"k", 1}}}, {"pending_sends", json::array()}};
+  cases.push_back(c);
+  c.extra = json::object();
+  cases.push_back(c);
+  for (const sp::Checkpoint& one : cases) {
+    EXPECT_EQ(sp::internal::dump_stored_checkpoint(one, std::nullopt, {}), sp::internal::stored_checkpoint(one).dump());
+    sp::PutDeltas chain;
+    chain.versions_root = "root";
+    EXPECT_EQ(sp::internal::dump_stored_checkpoint(one, std::string("parent"), chain),
+              sp::internal::stored_checkpoint(one, std::string("parent"), chain).dump());
+  }
+}
 
 TEST(SqliteSaver, CorruptStoredValueNamesThreadAndCheckpointAndSparesOtherThreads) {
   std::string path = scratch_file("corrupt");
