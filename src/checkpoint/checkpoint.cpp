@@ -81,7 +81,7 @@ CheckpointConfig CheckpointSaver::put_with_deltas(const CheckpointConfig& config
 
 namespace internal {
 
-json parse_stored(const std::string& text, const std::string& what, const std::string& thread, const std::string& id) {
+json parse_stored(std::string_view text, const std::string& what, const std::string& thread, const std::string& id) {
   // Most stored values and writes of a run are null or small integers: no parser for those.
   if (text == "null") return json(nullptr);
   if (!text.empty() && text.size() < 18 && (text[0] != '0' || text.size() == 1)) {
@@ -97,7 +97,7 @@ json parse_stored(const std::string& text, const std::string& what, const std::s
     if (digits) return json(n);
   }
   try {
-    return json::parse(text);
+    return json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
     throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored " + what +
                           " is corrupt or truncated (" + e.what() + ")");

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -63,7 +64,7 @@ class BlobResolver {
 
 /// Parses a stored JSON text. Throws: CheckpointError naming thread, checkpoint and `what`
 /// when the text is corrupt or truncated.
-json parse_stored(const std::string& text, const std::string& what, const std::string& thread, const std::string& id);
+json parse_stored(std::string_view text, const std::string& what, const std::string& thread, const std::string& id);
 
 /// A thread claim that runs `release` when it ends (a failing release is left to the next
 /// claimer, which sees the holder gone).

@@ -236,6 +236,12 @@ class Stmt {
     return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
              : std::string();
   }
+  /// The text of column `col`, valid until the next step or reset.
+  std::string_view view(int col) const {
+    const unsigned char* p = sqlite3_column_text(s_, col);
+    return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
+             : std::string_view();
+  }
   bool is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
   int integer(int col) const { return sqlite3_column_int(s_, col); }
 
@@ -407,7 +413,7 @@ struct SqliteSaver::Impl {
     s.bind(1, t).bind(2, ns).bind(3, id);
     std::vector<StoredWrite> out;
     while (s.step())
-      out.push_back(StoredWrite{s.text(0), s.integer(1), s.text(2), parse_stored(s.text(3), "pending write", t, id),
+      out.push_back(StoredWrite{s.text(0), s.integer(1), s.text(2), parse_stored(s.view(3), "pending write", t, id),
                                 s.text(4)});
     return out;
   }
@@ -423,7 +429,7 @@ struct SqliteSaver::Impl {
     while (s.step()) {
       std::string id = s.text(0);
       if (!ids.count(id)) continue;
-      json value = parse_stored(s.text(4), "pending write", t, id);
+      json value = parse_stored(s.view(4), "pending write", t, id);
       out[id].push_back(StoredWrite{s.text(1), s.integer(2), s.text(3), std::move(value), s.text(5)});
     }
     return out;
@@ -438,8 +444,8 @@ struct SqliteSaver::Impl {
     struct Found {
       Rows rows;                                  // (channel, version) -> checkpoint_blobs row
       std::set<std::string> whole_channel;        // channels whose blobs are all in `rows`
-      std::map<std::string, std::string> steps;   // version -> checkpoint_version_values text
-      std::map<std::string, json> parsed_steps;   // version -> that text parsed
+      std::unordered_map<std::string, std::string> steps;  // version -> checkpoint_version_values text
+      std::unordered_map<std::string, json> parsed_steps;  // version -> that text parsed
       bool all_steps = false;                     // `steps` holds every row of the thread
     };
     auto found = std::make_shared<Found>();
@@ -494,7 +500,7 @@ struct SqliteSaver::Impl {
             blob.bind(1, t).bind(2, ns).bind(3, ch).bind(4, version);
             if (!blob.step()) return std::nullopt;
             if (blob.is_null(1))
-              return internal::StoredBlob{parse_stored(blob.text(0), "value of channel '" + ch + "'", t, *id), std::nullopt};
+              return internal::StoredBlob{parse_stored(blob.view(0), "value of channel '" + ch + "'", t, *id), std::nullopt};
             found->whole_channel.insert(ch);
             Stmt every(db, stmts,
                        "SELECT version, value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND "
