@@ -24,7 +24,8 @@ int usage(const std::string& why) {
                "[--durability sync|async|exit]\n"
             << "workloads: sequential (N=1000), fanout (1000), react_loop (200), wide_state (100), "
                "parallel_branches (50), checkpointed (200), conversation_storage (1000),\n"
-               "           concurrent_agents (1000; --workers K, default 2); react_loop --prebuilt (ToolNode path)\n";
+               "           concurrent_agents (1000; --workers K, default 2); react_loop --prebuilt (ToolNode path);\n"
+               "           tcp_floor (1000: concurrent_agents' traffic over raw loopback TCP, no HTTP, JSON or engine)\n";
   return 2;
 }
 
@@ -56,6 +57,17 @@ int main(int argc, char** argv) {
   }
   if (positional.empty()) return usage("no workload given");
   const std::string name = positional[0];
+  if (name == "tcp_floor") {
+    int n = positional.size() > 1 ? std::stoi(positional[1]) : 1000;
+    int reps = positional.size() > 2 ? std::stoi(positional[2]) : 5;
+    if (n < 1 || reps < 1) return usage("N and REPS must be positive");
+    try {
+      return bench::run_tcp_floor(n, reps);
+    } catch (const std::exception& e) {
+      std::cerr << "superstep-bench tcp_floor: " << e.what() << "\n";
+      return 1;
+    }
+  }
   static const std::map<std::string, int> defaults = {
       {"sequential", 1000}, {"fanout", 1000}, {"react_loop", 200}, {"wide_state", 100}, {"parallel_branches", 50},
       {"checkpointed", 200}, {"conversation_storage", 1000}, {"concurrent_agents", 1000}};

@@ -71,4 +71,9 @@ Workload make_fanout_typed(int n);
 Workload make_react_loop_typed(int n);
 Workload make_wide_state_typed(int n);
 
+/// concurrent_agents' traffic (N connections, two rounds, replies 20 ms after each request) over
+/// raw loopback TCP with no HTTP, JSON or engine: the floor under that workload on this machine.
+/// Prints its JSON line; returns the exit code.
+int run_tcp_floor(int n, int reps);
+
 }  // namespace bench
