@@ -149,7 +149,10 @@ void PregelRun::start_persist() {
   Persist& p = *cp_;
   p.saver = saver();
   p.durability = config_.durability;
-  p.queue = std::make_unique<SaveQueue>(g_->executor, [s = p.saver](const std::function<void()>& run) {
+  // Not owning: batch runs only around queued jobs, each of which holds the saver. A pool
+  // thread can hold the queue's state a moment after the run ended; owning the saver there
+  // could make that thread destroy it, possibly while the process exits.
+  p.queue = std::make_unique<SaveQueue>(g_->executor, [s = p.saver.get()](const std::function<void()>& run) {
     if (s) s->batch(run);
     else run();
   });

@@ -91,8 +91,8 @@ class CheckpointSaver {
   /// nothing: the engine already refuses a second run on a thread within a process.
   virtual std::unique_ptr<ThreadClaim> claim_thread(const std::string& thread_id, const std::string& checkpoint_ns);
   /// Runs `writes` (calls of put, put_with_deltas and put_writes, in order) as one unit of
-  /// storage work; each call still succeeds or fails on its own. SqliteSaver commits them in one
-  /// transaction. The engine batches what async durability queued while the saver was busy.
+  /// storage work; each call still succeeds or fails on its own (a failed call leaves nothing a
+  /// read can see). SqliteSaver commits them in one transaction. The engine batches what async durability queued while the saver was busy.
   /// The default just runs them.
   virtual void batch(const std::function<void()>& writes) { writes(); }
   /// Saves a task's writes `(channel, value)` against checkpoint `config.checkpoint_id`.
