@@ -291,7 +291,9 @@ class WalCheckpointer {
   static constexpr int kPages = 1000;  // SQLite's default auto-checkpoint threshold
   void run() {
     sqlite3* db = nullptr;
-    const bool open = sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
+    // A new connection knows the file is in WAL mode only once it has read it.
+    const bool open = sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
+                      sqlite3_exec(db, "PRAGMA journal_mode", nullptr, nullptr, nullptr) == SQLITE_OK;
     std::unique_lock lock(mutex_);
     if (!open) {
       failed_ = true;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <thread>
 
 #include "checkpoint/saver_common.hpp"
 #include "saver_cases.hpp"
@@ -500,6 +501,29 @@ PRAGMA user_version = 4;
   EXPECT_EQ(sqlite3_column_int(st, 0), sp::SqliteSaver::schema_version());
   sqlite3_finalize(st);
   sqlite3_close(db);
+}
+
+// The WAL is copied back into the database file by the saver's checkpointer thread while the
+// saver is open (SQLite's own auto-checkpoint is replaced by it).
+TEST(SqliteSaver, CopiesTheWalBackIntoTheDatabaseFileWhileOpen) {
+  std::string path = scratch_file("walcopy");
+  sp::SqliteSaver saver(path);
+  const auto db_size = [&] { return std::filesystem::file_size(path); };
+  const auto before = db_size();
+  const std::string big(64 * 1024, 'x');
+  // ~6 MB of values: the WAL passes 1,000 pages (4 MB) several times.
+  std::optional<std::string> parent;
+  for (int i = 0; i < 100; ++i) {
+    std::string id = "c" + std::to_string(1000 + i);
+    saver.put({"t", "", parent}, cp(id, {{"k", big + std::to_string(i)}}, {{"k", i + 1}}), json::object(), {{"k", i + 1}});
+    parent = id;
+  }
+  for (int wait = 0; wait < 200 && db_size() < before + 2 * 1024 * 1024; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  EXPECT_GE(db_size(), before + 2 * 1024 * 1024) << "the database file did not grow: the WAL was not copied back";
+  auto t = saver.get_tuple({"t", "", std::nullopt});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.channel_values["k"], big + "99");
 }
 
 TEST(SqliteSaver, ReopensAnExistingFileAndRefusesANewerSchema) {
