@@ -141,6 +141,9 @@ std::string host_name() {
   return buf;
 }
 
+/// From this many checkpoints on, a list parses their texts on two threads.
+constexpr std::size_t kParallelParse = 64;
+
 /// Whether process `pid` of this host still runs.
 bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
 
@@ -536,17 +539,17 @@ struct SqliteSaver::Impl {
         },
         t);
   }
-  CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, const std::string& cp,
-                       const std::string& md, const std::optional<std::string>& parent, internal::BlobResolver& values,
+  /// The tuple of checkpoint `id`, from its parsed `stored` form and `metadata`.
+  CheckpointTuple load(const std::string& t, const std::string& ns, const std::string& id, json stored, json metadata,
+                       const std::optional<std::string>& parent, internal::BlobResolver& values,
                        internal::VersionResolver& maps, std::string& current_id, const CheckpointQuery* query = nullptr,
                        const std::string* next = nullptr,
                        std::unordered_map<std::string, std::vector<StoredWrite>>* all_writes = nullptr) {
     current_id = id;
     values.set_where("thread '" + t + "', checkpoint '" + id + "'");
-    json stored = parse_stored(cp, "checkpoint", t, id);
     if (!query || !internal::keeps_changes(*query, stored, next)) maps.resolve(id, stored);
     return internal::make_tuple(
-        t, ns, id, std::move(stored), parse_stored(md, "metadata", t, id), parent,
+        t, ns, id, std::move(stored), std::move(metadata), parent,
         values, all_writes ? std::move((*all_writes)[id]) : writes_of(t, ns, id),
         [&] { return writes_of(t, ns, *parent); });
   }
@@ -772,7 +775,8 @@ std::optional<CheckpointTuple> SqliteSaver::get_tuple(const CheckpointConfig& co
     std::string current;
     auto values = impl_->resolver(config.thread_id, config.checkpoint_ns, &current);
     auto maps = impl_->maps(config.thread_id, config.checkpoint_ns);
-    return impl_->load(config.thread_id, config.checkpoint_ns, id, cp, md, parent, values, maps, current);
+    return impl_->load(config.thread_id, config.checkpoint_ns, id, parse_stored(cp, "checkpoint", config.thread_id, id),
+                       parse_stored(md, "metadata", config.thread_id, id), parent, values, maps, current);
   });
 }
 
@@ -814,17 +818,47 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
       auto texts = std::make_shared<std::unordered_map<std::string, std::string>>();
       for (; j < rows.size() && rows[j].t == rows[i].t && rows[j].ns == rows[i].ns; ++j) texts->emplace(rows[j].id, rows[j].cp);
       std::string current_id;
-      // A history wants most stored values and writes of its thread: read them in one statement each.
+      // A history wants most stored values and writes of its thread: read them in one statement
+      // each. Its checkpoint and metadata texts are parsed on two threads: a helper takes the
+      // older half while this one reads values and writes, then parses the newer half.
       const bool many = j - i >= 8;
+      std::vector<json> stored(j - i), metadata(j - i);
+      auto parse = [&, i](std::size_t from, std::size_t to) {
+        for (std::size_t k = from; k < to; ++k) {
+          const Row& r = rows[i + k];
+          stored[k] = parse_stored(r.cp, "checkpoint", r.t, r.id);
+          metadata[k] = parse_stored(r.md, "metadata", r.t, r.id);
+        }
+      };
+      const std::size_t half = j - i >= kParallelParse ? (j - i) / 2 : j - i;
+      std::exception_ptr helper_failed;
+      std::thread helper;
+      if (half < j - i)
+        helper = std::thread([&] {
+          try {
+            parse(half, j - i);
+          } catch (...) {
+            helper_failed = std::current_exception();
+          }
+        });
+      struct Join {
+        std::thread& t;
+        ~Join() {
+          if (t.joinable()) t.join();
+        }
+      } join{helper};
       auto values = impl_->resolver(rows[i].t, rows[i].ns, &current_id, /*all=*/many);
       auto maps = impl_->maps(rows[i].t, rows[i].ns, texts);
       std::optional<std::unordered_map<std::string, std::vector<StoredWrite>>> writes;
       if (many) writes = impl_->writes_of_all(rows[i].t, rows[i].ns, *texts);
-      for (; i < j; ++i) {
+      parse(0, half);
+      if (helper.joinable()) helper.join();
+      if (helper_failed) std::rethrow_exception(helper_failed);
+      for (std::size_t k = 0; i < j; ++i, ++k) {
         const Row& r = rows[i];
         const std::string* next = i + 1 < j ? &rows[i + 1].id : nullptr;
-        out.push_back(impl_->load(r.t, r.ns, r.id, r.cp, r.md, r.parent, values, maps, current_id, &q, next,
-                                  writes ? &*writes : nullptr));
+        out.push_back(impl_->load(r.t, r.ns, r.id, std::move(stored[k]), std::move(metadata[k]), r.parent, values, maps,
+                                  current_id, &q, next, writes ? &*writes : nullptr));
       }
     }
     return out;

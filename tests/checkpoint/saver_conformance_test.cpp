@@ -458,6 +458,39 @@ TEST(SqliteSaver, CorruptStoredValueNamesThreadAndCheckpointAndSparesOtherThread
   EXPECT_EQ(good->checkpoint.channel_values, json({{"k", "v"}}));
 }
 
+// A long listing parses its checkpoints on two threads; a corrupt one fails the listing with
+// its name, whichever thread read it.
+TEST(SqliteSaver, ACorruptCheckpointInALongListingNamesIt) {
+  std::string path = scratch_file("corruptlist");
+  {
+    sp::SqliteSaver saver(path);
+    std::optional<std::string> parent;
+    for (int i = 0; i < 80; ++i) {
+      std::string id = "c" + std::to_string(100 + i);
+      saver.put({"t", "", parent}, cp(id, {{"k", i}}, {{"k", i + 1}}), json{{"step", i}}, {{"k", i + 1}});
+      parent = id;
+    }
+  }
+  for (const char* id : {"c105", "c175"}) {  // the older half and the newer half of the listing
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::string sql = std::string("UPDATE checkpoints SET checkpoint = '{\"trunc' WHERE checkpoint_id = '") + id + "'";
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    sp::SqliteSaver saver(path);
+    sp::CheckpointQuery q;
+    q.thread_id = "t";
+    try {
+      saver.list(q);
+      ADD_FAILURE() << "a truncated checkpoint must not list";
+    } catch (const sp::CheckpointError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("thread 't', checkpoint '") + id + "': stored checkpoint is corrupt"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // A file written by schema 4 (one row per value, rowid tables) opens, migrates to 5 and reads
 // back as it was; new puts go to the new layout beside the old rows.
 TEST(SqliteSaver, MigratesASchema4FileAndReadsItsRowsBack) {
