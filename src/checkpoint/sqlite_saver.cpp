@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <random>
 
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -255,77 +254,6 @@ class Stmt {
 };
 
 
-/// Copies the WAL back into the database file on a thread and connection of its own, so the
-/// saver's commits never wait for that copy and its fsync (SQLite's own auto-checkpoint runs
-/// them inside the commit that crosses its threshold). The thread starts on the first commit
-/// past the threshold; if its connection cannot open, the commit checkpoints as SQLite would.
-class WalCheckpointer {
- public:
-  explicit WalCheckpointer(std::string path) : path_(std::move(path)) {}
-  ~WalCheckpointer() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_one();
-    if (thread_.joinable()) thread_.join();
-  }
-  WalCheckpointer(const WalCheckpointer&) = delete;
-  WalCheckpointer& operator=(const WalCheckpointer&) = delete;
-
-  /// sqlite3_wal_hook: called after each commit with the WAL's size in pages.
-  static int committed(void* self, sqlite3* db, const char* name, int pages) {
-    auto& c = *static_cast<WalCheckpointer*>(self);
-    if (pages < kPages) return SQLITE_OK;
-    std::unique_lock lock(c.mutex_);
-    if (c.failed_) {
-      lock.unlock();
-      sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-      return SQLITE_OK;
-    }
-    c.wanted_ = true;
-    if (!c.thread_.joinable()) c.thread_ = std::thread([&c] { c.run(); });
-    lock.unlock();
-    c.wake_.notify_one();
-    return SQLITE_OK;
-  }
-
- private:
-  static constexpr int kPages = 1000;  // SQLite's default auto-checkpoint threshold
-  void run() {
-    sqlite3* db = nullptr;
-    // A new connection knows the file is in WAL mode only once it has read it.
-    const bool open = sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
-                      sqlite3_exec(db, "PRAGMA journal_mode", nullptr, nullptr, nullptr) == SQLITE_OK;
-    std::unique_lock lock(mutex_);
-    if (!open) {
-      failed_ = true;
-      lock.unlock();
-      sqlite3_close(db);
-      return;
-    }
-    for (;;) {
-      wake_.wait(lock, [&] { return wanted_ || stop_; });
-      if (stop_) break;
-      wanted_ = false;
-      lock.unlock();
-      // PASSIVE: copies what no reader still needs, never waits for a lock.
-      sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-      lock.lock();
-    }
-    lock.unlock();
-    sqlite3_close(db);
-  }
-
-  const std::string path_;
-  std::mutex mutex_;  // guards wanted_, stop_, failed_ and the start of thread_
-  std::condition_variable wake_;
-  bool wanted_ = false;
-  bool stop_ = false;
-  bool failed_ = false;
-  std::thread thread_;
-};
-
 /// `verb` ("INSERT OR REPLACE", "INSERT OR IGNORE") of `rows` pending writes of one task in one
 /// statement: ?1-?5 thread, namespace, checkpoint, task and path; then idx, channel and value
 /// of each row. Built once per verb and row count.
@@ -349,7 +277,6 @@ const char* writes_sql(std::string_view verb, std::size_t rows) {
 struct SqliteSaver::Impl {
   std::string path;
   sqlite3* db = nullptr;
-  std::unique_ptr<WalCheckpointer> checkpointer;  // stopped before db closes
   bool deltas = true;
   std::recursive_mutex mutex;  // recursive: batch() holds it around the writes it runs
   int batch_depth = 0;         // > 0: inside batch()'s transaction
@@ -569,8 +496,6 @@ SqliteSaver::SqliteSaver(const std::string& path) : impl_(std::make_unique<Impl>
     impl_->exec("PRAGMA journal_mode = WAL");
     impl_->exec("PRAGMA synchronous = NORMAL");
     impl_->exec("PRAGMA foreign_keys = ON");
-    impl_->checkpointer = std::make_unique<WalCheckpointer>(path);
-    sqlite3_wal_hook(impl_->db, &WalCheckpointer::committed, impl_->checkpointer.get());
     // Migrations, versioned in the database (PRAGMA user_version), applied under the write lock
     // so two processes opening a new file do not race.
     impl_->write([&] {
@@ -586,7 +511,6 @@ SqliteSaver::SqliteSaver(const std::string& path) : impl_(std::make_unique<Impl>
       impl_->exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
     });
   } catch (...) {
-    impl_->checkpointer.reset();
     impl_->stmts.clear();
     sqlite3_close(impl_->db);
     throw;
@@ -594,7 +518,6 @@ SqliteSaver::SqliteSaver(const std::string& path) : impl_(std::make_unique<Impl>
 }
 
 SqliteSaver::~SqliteSaver() {
-  impl_->checkpointer.reset();
   impl_->stmts.clear();
   sqlite3_close(impl_->db);
 }

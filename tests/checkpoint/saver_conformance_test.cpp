@@ -536,8 +536,8 @@ PRAGMA user_version = 4;
   sqlite3_close(db);
 }
 
-// The WAL is copied back into the database file by the saver's checkpointer thread while the
-// saver is open (SQLite's own auto-checkpoint is replaced by it).
+// The WAL is copied back into the database file while the saver is open (SQLite's
+// auto-checkpoint; a WAL hook of our own once replaced it and, by mistake, checkpointed nothing).
 TEST(SqliteSaver, CopiesTheWalBackIntoTheDatabaseFileWhileOpen) {
   std::string path = scratch_file("walcopy");
   sp::SqliteSaver saver(path);

@@ -1,8 +1,6 @@
 // SqliteSaver: checkpoints in one SQLite file (WAL mode), the embedded default
 // (`superstep.db`). Several savers, threads and processes may use one file; SQLite serialises
-// the writers. Each saver keeps one background thread (started once the WAL grows past 1,000
-// pages) that copies the WAL back into the database file, so commits never wait for that copy.
-// Schema: docs/checkpoint_schema.md. Target superstep::sqlite.
+// the writers. Schema: docs/checkpoint_schema.md. Target superstep::sqlite.
 #pragma once
 
 #include <memory>
