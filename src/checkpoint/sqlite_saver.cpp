@@ -125,13 +125,12 @@ ALTER TABLE checkpoints_5 RENAME TO checkpoints;
 )sql",
 };
 
-/// The entry of `channel` in a checkpoint_version_values row: [value] for a whole value,
-/// [elements, base version] for an append (docs/checkpoint_schema.md).
-std::optional<internal::StoredBlob> version_value_entry(const json& row, const std::string& channel) {
+/// The value of `channel` in a checkpoint_version_values row ({channel: [value]}; see
+/// docs/checkpoint_schema.md), or nullopt.
+std::optional<json> version_value_entry(const json& row, const std::string& channel) {
   auto it = row.find(channel);
-  if (it == row.end() || !it->is_array() || it->empty() || it->size() > 2) return std::nullopt;
-  if (it->size() == 1) return internal::StoredBlob{(*it)[0], std::nullopt};
-  return internal::StoredBlob{(*it)[0], (*it)[1].dump()};
+  if (it == row.end() || !it->is_array() || it->size() != 1) return std::nullopt;
+  return (*it)[0];
 }
 
 std::string host_name() {
@@ -398,9 +397,9 @@ struct SqliteSaver::Impl {
       }
       read_all_steps();
     }
-    // The entry of `ch` in the row of `version` (a value stored with the other values of its step).
-    auto from_step = [this, t, ns, id, found, read_all_steps](const std::string& ch,
-                                                              const std::string& version) -> std::optional<internal::StoredBlob> {
+    // The value of `ch` in the row of `version` (stored with the other whole values of its step).
+    auto from_step = [this, t, ns, id, found](const std::string& ch,
+                                              const std::string& version) -> std::optional<internal::StoredBlob> {
       auto parsed = found->parsed_steps.find(version);
       if (parsed == found->parsed_steps.end()) {
         auto text = found->steps.find(version);
@@ -415,22 +414,20 @@ struct SqliteSaver::Impl {
         }
         parsed = found->parsed_steps.emplace(version, parse_stored(text->second, "value of channel '" + ch + "' (in the row of version " + version + ")", t, *id)).first;
       }
-      auto entry = version_value_entry(parsed->second, ch);
-      // An append's older links are in other rows of the thread: read them all in one statement.
-      if (entry && entry->delta_base && !found->all_steps) read_all_steps();
-      return entry;
+      if (auto value = version_value_entry(parsed->second, ch)) return internal::StoredBlob{std::move(*value), std::nullopt};
+      return std::nullopt;
     };
     return internal::BlobResolver(
         [this, t, ns, id, found, all, from_step](const std::string& ch,
                                                  const std::string& version) -> std::optional<internal::StoredBlob> {
-          if (auto entry = from_step(ch, version)) return entry;
+          // checkpoint_blobs first: an append chain's links are all there.
           auto it = found->rows.find({ch, version});
           if (it == found->rows.end() && !all && !found->whole_channel.count(ch)) {
             Stmt blob(db, stmts,
                       "SELECT value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
                       "channel = ?3 AND version = ?4");
             blob.bind(1, t).bind(2, ns).bind(3, ch).bind(4, version);
-            if (!blob.step()) return std::nullopt;
+            if (!blob.step()) return from_step(ch, version);
             if (blob.is_null(1))
               return internal::StoredBlob{parse_stored(blob.view(0), "value of channel '" + ch + "'", t, *id), std::nullopt};
             found->whole_channel.insert(ch);
@@ -445,7 +442,7 @@ struct SqliteSaver::Impl {
             }
             it = found->rows.find({ch, version});
           }
-          if (it == found->rows.end()) return std::nullopt;
+          if (it == found->rows.end()) return from_step(ch, version);
           return internal::StoredBlob{parse_stored(it->second.first, "value of channel '" + ch + "'", t, *id),
                                       it->second.second};
         },
@@ -543,7 +540,6 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
   std::string md = (metadata.is_null() ? json::object() : metadata).dump();
   // The values of an engine step all take the step's one version: they go in one row.
   std::optional<std::string> step_version;
-  std::string step_values;  // the row's JSON text: {channel: [value]} or {channel: [elements, base]}
   if (new_versions.is_object() && impl_->deltas) {
     for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
       std::string v = it.value().dump();
@@ -554,22 +550,19 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
       step_version = std::move(v);
     }
   }
+  // Whole values go in the step's row; appends stay rows of checkpoint_blobs, so reading a long
+  // append chain (a conversation's messages) reads that channel's rows alone.
+  std::string step_values;  // the row's JSON text: {channel: [value]}
   if (step_version) {
     for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {  // in key order, as json would
-      auto append = std::find_if(deltas.appends.begin(), deltas.appends.end(),
-                                 [&](const ChannelDelta& d) { return d.channel == it.key(); });
       auto value = checkpoint.channel_values.find(it.key());
-      if (append == deltas.appends.end() && value == checkpoint.channel_values.end()) continue;
+      if (value == checkpoint.channel_values.end()) continue;
+      if (std::any_of(deltas.appends.begin(), deltas.appends.end(), [&](const ChannelDelta& d) { return d.channel == it.key(); }))
+        continue;
       step_values += step_values.empty() ? "{" : ",";
       step_values += json(it.key()).dump();
       step_values += ":[";
-      if (append != deltas.appends.end()) {
-        step_values += append->appended.dump();
-        step_values += ',';
-        step_values += append->base_version.dump();
-      } else {
-        step_values += value->dump();
-      }
+      step_values += value->dump();
       step_values += ']';
     }
     if (!step_values.empty()) step_values += '}';
@@ -586,8 +579,7 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
         row.bind(1, t).bind(2, ns).bind(3, *step_version).bind(4, step_values);
         row.run();
       }
-    } else {
-    if (new_versions.is_object()) {
+    } else if (new_versions.is_object()) {
       Stmt blob(impl_->db, impl_->stmts,
                 "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value) "
                 "VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -607,7 +599,6 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
             .bind(5, d.appended.dump()).bind(6, d.base_version.dump());
         append.run();
       }
-    }
     }
     Stmt cp(impl_->db, impl_->stmts,
             "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
