@@ -14,9 +14,9 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <set>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <unordered_map>
 
@@ -325,12 +325,6 @@ struct SqliteSaver::Impl {
     if (batch_depth > 0) fn();
     else write(std::forward<F>(fn));
   }
-  /// Runs `fn`, which runs one statement (atomic by itself): as it is, without a transaction
-  /// or savepoint of its own.
-  template <class F>
-  void write_one_statement(F&& fn) {
-    fn();
-  }
   /// Runs `fn` in a read transaction: one snapshot and one round of file locks for all its
   /// statements (each statement on its own would take and drop the WAL locks).
   template <class F>
@@ -380,12 +374,6 @@ struct SqliteSaver::Impl {
       bool all_steps = false;                     // `steps` holds every row of the thread
     };
     auto found = std::make_shared<Found>();
-    auto read_all_steps = [this, t, ns, found] {
-      Stmt s(db, stmts, "SELECT version, channel_values FROM checkpoint_version_values WHERE thread_id = ?1 AND checkpoint_ns = ?2");
-      s.bind(1, t).bind(2, ns);
-      while (s.step()) found->steps.emplace(s.text(0), s.text(1));
-      found->all_steps = true;
-    };
     if (all) {
       Stmt s(db, stmts,
              "SELECT channel, version, value, delta_base FROM checkpoint_blobs WHERE thread_id = ?1 AND checkpoint_ns = ?2");
@@ -395,7 +383,11 @@ struct SqliteSaver::Impl {
         if (!s.is_null(3)) base = s.text(3);
         found->rows.emplace(std::pair{s.text(0), s.text(1)}, std::pair{s.text(2), std::move(base)});
       }
-      read_all_steps();
+      Stmt steps(db, stmts,
+                 "SELECT version, channel_values FROM checkpoint_version_values WHERE thread_id = ?1 AND checkpoint_ns = ?2");
+      steps.bind(1, t).bind(2, ns);
+      while (steps.step()) found->steps.emplace(steps.text(0), steps.text(1));
+      found->all_steps = true;
     }
     // The value of `ch` in the row of `version` (stored with the other whole values of its step).
     auto from_step = [this, t, ns, id, found](const std::string& ch,
@@ -666,7 +658,7 @@ void SqliteSaver::put_writes(const CheckpointConfig& config, const std::vector<s
   const std::size_t statements = (upserts.size() + kRowsPerStatement - 1) / kRowsPerStatement +
                                  (inserts.size() + kRowsPerStatement - 1) / kRowsPerStatement;
   std::lock_guard lock(impl_->mutex);
-  if (statements <= 1) impl_->write_one_statement(all);
+  if (statements <= 1) all();  // one statement is atomic by itself: no transaction or savepoint of its own
   else impl_->write(all);
 }
 
