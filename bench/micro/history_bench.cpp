@@ -52,6 +52,7 @@ static void BM_StateHistory(benchmark::State& state) {
     if (state.range(1)) {
       sp::CheckpointQuery q;
       q.thread_id = thread;
+      q.checkpoint_ns = "";
       q.as_changes = true;
       auto tuples = saver->list(q);
       benchmark::DoNotOptimize(tuples);

@@ -2,6 +2,8 @@
 #include "superstep/checkpoint/checkpoint.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -331,6 +333,31 @@ bool keeps_changes(const CheckpointQuery& query, const json& stored, const std::
   if (!query.as_changes || !next || !stored.is_object()) return false;
   auto from = stored.find(kVersionsFrom);
   return from != stored.end() && from->is_string() && from->get_ref<const std::string&>() == *next;
+}
+
+void parse_in_halves(std::size_t n, const std::function<void(std::size_t from, std::size_t to)>& parse,
+                     const std::function<void()>& meanwhile) {
+  const std::size_t half = n >= kParallelParse ? n / 2 : n;
+  std::exception_ptr helper_failed;
+  std::thread helper;
+  if (half < n)
+    helper = std::thread([&] {
+      try {
+        parse(half, n);
+      } catch (...) {
+        helper_failed = std::current_exception();
+      }
+    });
+  struct Join {
+    std::thread& t;
+    ~Join() {
+      if (t.joinable()) t.join();
+    }
+  } join{helper};
+  if (meanwhile) meanwhile();
+  parse(0, half);
+  if (helper.joinable()) helper.join();
+  if (helper_failed) std::rethrow_exception(helper_failed);
 }
 
 void require_thread(const CheckpointConfig& config, const char* operation) {

@@ -3,18 +3,21 @@
 // savers); ids and channels are TEXT COLLATE "C". Every write is one statement (a data-modifying
 // CTE where it touches two tables), prepared once per connection, so a put costs one round trip.
 // Reads fetch all values and writes of the checkpoints they return in two more statements,
-// however many checkpoints that is.
+// however many checkpoints that is; a whole history sends all three in one round trip.
 #include "superstep/checkpoint/postgres_saver.hpp"
 
 #include <arpa/inet.h>
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "checkpoint/saver_common.hpp"
@@ -210,6 +213,99 @@ struct Conn {
   }
 };
 
+/// Statements sent together in one round trip (libpq's pipeline mode) and run in order by the
+/// server, which works on the later ones while the caller reads the results of the first. The
+/// connection runs nothing else while a Pipeline lives; one left early (an exception) drains
+/// what is still coming, and one that cannot be left makes the pool drop the connection.
+class Pipeline {
+ public:
+  explicit Pipeline(Conn& c) : c_(c) {
+    if (PQenterPipelineMode(c_.pg) != 1) fail("cannot enter pipeline mode");
+  }
+  ~Pipeline() {
+    drain();
+    PQexitPipelineMode(c_.pg);
+  }
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  /// Queues `sql` with `p`, prepared once per connection under `name`.
+  void send(const char* name, const std::string& sql, const Params& p) {
+    if (!c_.prepared.count(name)) {
+      if (PQsendPrepare(c_.pg, name, sql.c_str(), p.size(), nullptr) != 1) fail("cannot queue a statement");
+      prepares_.push_back(name);
+    } else {
+      prepares_.push_back(nullptr);
+    }
+    auto v = p.view();
+    if (PQsendQueryPrepared(c_.pg, name, p.size(), v.values.data(), v.lengths.data(), v.formats.data(), 1) != 1)
+      fail("cannot queue a statement");
+  }
+  /// Sends what is queued.
+  void sync() {
+    if (PQpipelineSync(c_.pg) != 1 || PQflush(c_.pg) != 0) fail("cannot send statements");
+    synced_ = true;
+  }
+  /// The result of the next statement sent. Throws: PgError when it failed (the server skips
+  /// those after it).
+  Result next() {
+    if (next_ >= prepares_.size() || drained_) throw CheckpointError("postgres: no statement left in the pipeline");
+    if (const char* name = prepares_[next_++]) {
+      take();
+      c_.prepared.insert(name);
+    }
+    return take();
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) {
+    throw PgError(std::string("postgres: ") + what + ": " + trimmed(PQerrorMessage(c_.pg)), PQstatus(c_.pg) != CONNECTION_OK);
+  }
+  /// One statement's result and the NULL that ends it. Throws: PgError when the statement
+  /// failed, after reading the rest of the pipeline (so libpq has seen whether the error ended
+  /// the connection, and the connection is free again).
+  Result take() {
+    PGresult* r = PQgetResult(c_.pg);
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+      std::string msg = trimmed(r ? PQresultErrorMessage(r) : PQerrorMessage(c_.pg));
+      const char* severity = r ? PQresultErrorField(r, PG_DIAG_SEVERITY_NONLOCALIZED) : nullptr;
+      const bool fatal = severity && (std::strcmp(severity, "FATAL") == 0 || std::strcmp(severity, "PANIC") == 0);
+      PQclear(r);
+      drain();
+      throw PgError("postgres: " + msg, fatal || PQstatus(c_.pg) != CONNECTION_OK);
+    }
+    Result out(r);
+    if (PGresult* extra = PQgetResult(c_.pg)) {
+      PQclear(extra);
+      throw PgError("postgres: a pipelined statement returned more than one result", false);
+    }
+    return out;
+  }
+  /// Reads and drops what is still coming, up to the end of the pipeline.
+  void drain() {
+    if (drained_) return;
+    drained_ = true;
+    if (!synced_ && PQpipelineSync(c_.pg) != 1) return;  // broken: the pool drops the connection
+    for (int nulls = 0; nulls < 2 && PQstatus(c_.pg) == CONNECTION_OK;) {
+      PGresult* r = PQgetResult(c_.pg);
+      if (!r) {
+        ++nulls;
+        continue;
+      }
+      nulls = 0;
+      const bool sync = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+      PQclear(r);
+      if (sync) break;
+    }
+  }
+  Conn& c_;
+  std::vector<const char*> prepares_;  // per statement sent: its name when it was prepared too
+  std::size_t next_ = 0;
+  bool synced_ = false;
+  bool drained_ = false;
+};
+
 void ignore_notice(void*, const char*) {}
 
 
@@ -260,6 +356,23 @@ WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND channel = $3::text
 constexpr const char* kWritesOf = R"sql(
 SELECT checkpoint_id, task_id, idx, channel, value, task_path FROM checkpoint_writes
 WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND checkpoint_id = ANY($3::text[]))sql";
+
+// The writes of a range of checkpoint ids: one index range scan, where `= ANY` of many ids tests
+// each row against the whole list (2 ms for a 200-step history).
+constexpr const char* kWritesBetween = R"sql(
+SELECT checkpoint_id, task_id, idx, channel, value, task_path FROM checkpoint_writes
+WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND checkpoint_id >= $3::text AND checkpoint_id <= $4::text)sql";
+
+// A listing of every checkpoint of a thread and namespace (a whole history) wants every stored
+// value and pending write of it: these read them in one index range scan each.
+constexpr const char* kBlobsOfThread = R"sql(
+SELECT channel, version, value, delta_base FROM checkpoint_blobs WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea)sql";
+constexpr const char* kWritesOfThread = R"sql(
+SELECT checkpoint_id, task_id, idx, channel, value, task_path FROM checkpoint_writes
+WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea)sql";
+
+/// From this many checkpoints on, their writes are read as a range of ids (kWritesBetween).
+constexpr std::size_t kWritesAsRange = 16;
 
 }  // namespace
 
@@ -321,7 +434,9 @@ struct PostgresSaver::Impl {
 
   void give_back(std::unique_ptr<Conn> c) {
     std::lock_guard lock(mutex);
-    if (c && PQstatus(c->pg) == CONNECTION_OK && PQtransactionStatus(c->pg) == PQTRANS_IDLE) idle.push_back(std::move(c));
+    if (c && PQstatus(c->pg) == CONNECTION_OK && PQtransactionStatus(c->pg) == PQTRANS_IDLE &&
+        PQpipelineStatus(c->pg) == PQ_PIPELINE_OFF)
+      idle.push_back(std::move(c));
     else --open;
     freed.notify_one();
   }
@@ -375,53 +490,74 @@ struct PostgresSaver::Impl {
         t);
   }
 
-  /// Builds the tuples of `rows` (one thread and namespace), fetching their values and pending
-  /// writes in one statement each.
-  /// `query`: a list() read (CheckpointQuery::as_changes).
-  std::vector<CheckpointTuple> load(Conn& c, const std::vector<Row>& rows, const CheckpointQuery* query = nullptr) {
+  /// The stored values (kBlobsOfThread's columns) and pending writes (kWritesOf's) of a thread
+  /// and namespace, read along with its checkpoints.
+  using Prefetch = std::function<std::pair<Result, Result>()>;
+
+  /// Builds the tuples of `rows` (one thread and namespace). Their values and pending writes come
+  /// from `prefetched` when given (called while a helper thread parses), else from one statement
+  /// each. `query`: a list() read (CheckpointQuery::as_changes).
+  std::vector<CheckpointTuple> load(Conn& c, const std::vector<Row>& rows, const CheckpointQuery* query = nullptr,
+                                    const Prefetch& prefetched = {}) {
     std::vector<CheckpointTuple> out;
     if (rows.empty()) return out;
     const std::string& t = rows.front().thread;
     const std::string& ns = rows.front().ns;
-    std::vector<json> stored;
+    std::vector<json> stored(rows.size()), metadata(rows.size());
+    std::optional<Result> blob_rows, write_rows;
+    internal::parse_in_halves(
+        rows.size(),
+        [&](std::size_t from, std::size_t to) {
+          for (std::size_t k = from; k < to; ++k) {
+            stored[k] = parse_stored(rows[k].checkpoint, "checkpoint", t, rows[k].id);
+            metadata[k] = parse_stored(rows[k].metadata, "metadata", t, rows[k].id);
+          }
+        },
+        [&] {
+          if (!prefetched) return;
+          auto [b, w] = prefetched();
+          blob_rows.emplace(std::move(b));
+          write_rows.emplace(std::move(w));
+        });
     std::set<std::pair<std::string, std::string>> wanted;
-    std::vector<std::string> ids;
+    std::unordered_set<std::string> ids;
     auto texts = std::make_shared<std::map<std::string, std::string>>();
     for (const auto& r : rows) texts->emplace(r.id, r.checkpoint);
     internal::VersionResolver maps = versions(c, t, ns, texts);
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const Row& r = rows[k];
-      stored.push_back(parse_stored(r.checkpoint, "checkpoint", t, r.id));
       const std::string* next = k + 1 < rows.size() ? &rows[k + 1].id : nullptr;
-      if (!query || !internal::keeps_changes(*query, stored.back(), next)) maps.resolve(r.id, stored.back());
-      const json& cv = stored.back().contains("channel_versions") ? stored.back()["channel_versions"] : json::object();
+      if (!query || !internal::keeps_changes(*query, stored[k], next)) maps.resolve(r.id, stored[k]);
+      ids.insert(r.id);
+      if (stored[k].value("v", 4) < 4 && r.parent) ids.insert(*r.parent);
+      if (prefetched) continue;
+      const json& cv = stored[k].contains("channel_versions") ? stored[k]["channel_versions"] : json::object();
       if (cv.is_object())
         for (auto it = cv.begin(); it != cv.end(); ++it)
           if (!it->is_null()) wanted.emplace(it.key(), it.value().dump());
-      ids.push_back(r.id);
-      if (stored.back().value("v", 4) < 4 && r.parent) ids.push_back(*r.parent);
     }
-    std::vector<std::string> channels, versions;
-    for (const auto& [ch, ver] : wanted) {
-      channels.push_back(ch);
-      versions.push_back(ver);
+    if (!blob_rows) {
+      std::vector<std::string> channels, versions;
+      for (const auto& [ch, ver] : wanted) {
+        channels.push_back(ch);
+        versions.push_back(ver);
+      }
+      blob_rows.emplace(c.run("blobs_of", kBlobsOf,
+                              Params().bytes(t).bytes(ns).text(text_array(channels, "channel name")).text(text_array(versions, "version"))));
     }
     // (channel, version) -> (value text, delta base). An append's base is fetched with every
     // other stored version of its channel, in one statement.
     std::map<std::pair<std::string, std::string>, std::pair<std::string, std::optional<std::string>>> blobs;
-    {
-      Result b = c.run("blobs_of", kBlobsOf,
-                       Params().bytes(t).bytes(ns).text(text_array(channels, "channel name")).text(text_array(versions, "version")));
-      for (int i = 0; i < b.rows(); ++i)
-        blobs.emplace(std::pair{b.bytes(i, 0), b.bytes(i, 1)}, std::pair{b.bytes(i, 2), b.opt(i, 3)});
-    }
+    for (int i = 0; i < blob_rows->rows(); ++i)
+      blobs.emplace(std::pair{blob_rows->bytes(i, 0), blob_rows->bytes(i, 1)}, std::pair{blob_rows->bytes(i, 2), blob_rows->opt(i, 3)});
     std::set<std::string> whole_channel;
     std::string at_id;
     internal::BlobResolver values(
         [&](const std::string& ch, const std::string& version) -> std::optional<internal::StoredBlob> {
           auto it = blobs.find({ch, version});
-          // A wanted version was fetched above when stored; only an append's base may be elsewhere.
-          if (it == blobs.end() && !wanted.count({ch, version}) && whole_channel.insert(ch).second) {
+          // A wanted version was fetched above when stored (all of them, when prefetched); only an
+          // append's base may be elsewhere.
+          if (it == blobs.end() && !prefetched && !wanted.count({ch, version}) && whole_channel.insert(ch).second) {
             Result all = c.run("channel_blobs", kChannelBlobs, Params().bytes(t).bytes(ns).bytes(ch));
             for (int i = 0; i < all.rows(); ++i)
               blobs.emplace(std::pair{ch, all.bytes(i, 0)}, std::pair{all.bytes(i, 1), all.opt(i, 2)});
@@ -432,21 +568,28 @@ struct PostgresSaver::Impl {
                                       it->second.second};
         },
         "thread '" + t + "'");
-    std::map<std::string, std::vector<StoredWrite>> writes;
-    {
-      Result w = c.run("writes_of", kWritesOf, Params().bytes(t).bytes(ns).text(text_array(ids, "checkpoint id")));
-      for (int i = 0; i < w.rows(); ++i) {
-        std::string id = w.bytes(i, 0);
-        writes[id].push_back(StoredWrite{w.bytes(i, 1), w.int4(i, 2), w.bytes(i, 3),
-                                         parse_stored(w.bytes(i, 4), "pending write", t, id), w.bytes(i, 5)});
+    if (!write_rows) {
+      if (ids.size() >= kWritesAsRange) {
+        auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
+        write_rows.emplace(c.run("writes_between", kWritesBetween, Params().bytes(t).bytes(ns).bytes(*lo).bytes(*hi)));
+      } else {
+        write_rows.emplace(c.run("writes_of", kWritesOf,
+                                 Params().bytes(t).bytes(ns).text(text_array(std::vector<std::string>(ids.begin(), ids.end()), "checkpoint id"))));
       }
+    }
+    std::unordered_map<std::string, std::vector<StoredWrite>> writes;
+    for (int i = 0; i < write_rows->rows(); ++i) {
+      std::string id = write_rows->bytes(i, 0);
+      if (!ids.count(id)) continue;  // in the range read, not listed
+      writes[id].push_back(StoredWrite{write_rows->bytes(i, 1), write_rows->int4(i, 2), write_rows->bytes(i, 3),
+                                       parse_stored(write_rows->bytes(i, 4), "pending write", t, id), write_rows->bytes(i, 5)});
     }
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const Row& r = rows[k];
       at_id = r.id;
       values.set_where("thread '" + t + "', checkpoint '" + r.id + "'");
       out.push_back(internal::make_tuple(
-          t, ns, r.id, std::move(stored[k]), parse_stored(r.metadata, "metadata", t, r.id), r.parent,
+          t, ns, r.id, std::move(stored[k]), std::move(metadata[k]), r.parent,
           values, std::move(writes[r.id]), [&] { return writes[*r.parent]; }));  // newest first: a parent's writes are still there
     }
     return out;
@@ -597,17 +740,43 @@ std::vector<CheckpointTuple> PostgresSaver::list(const CheckpointQuery& q) {
     sql += " ORDER BY thread_id, checkpoint_ns, checkpoint_id DESC";
     bool filtered = q.filter.is_object() && !q.filter.empty();
     if (q.limit && !filtered) sql += " LIMIT " + std::to_string(*q.limit);
-    Result r = c.run(nullptr, sql, p);
+    // Every checkpoint of one thread and namespace (a whole history): its values and writes are
+    // read in the same round trip, the server reading them while the checkpoints are parsed.
+    const bool whole = q.thread_id && q.checkpoint_ns && !q.checkpoint_id && !q.before && !q.limit && !filtered;
+    std::optional<Pipeline> pipeline;
+    std::optional<Result> listed;
+    if (whole) {
+      pipeline.emplace(c);
+      pipeline->send("list_thread", sql, p);
+      Params thread;
+      thread.bytes(*q.thread_id).bytes(*q.checkpoint_ns);
+      pipeline->send("blobs_of_thread", kBlobsOfThread, thread);
+      pipeline->send("writes_of_thread", kWritesOfThread, thread);
+      pipeline->sync();
+      listed.emplace(pipeline->next());
+    } else {
+      listed.emplace(c.run(nullptr, sql, p));
+    }
     // Filter on metadata here (equality of top-level keys, as every saver does), then load each
     // run of one thread and namespace together.
     std::vector<Row> rows;
-    for (auto& row : Impl::rows_of(r)) {
+    for (auto& row : Impl::rows_of(*listed)) {
       if (q.limit && rows.size() >= *q.limit) break;
       if (filtered && !internal::matches_filter(parse_stored(row.metadata, "metadata", row.thread, row.id), q.filter))
         continue;
       rows.push_back(std::move(row));
     }
+    listed.reset();
     std::vector<CheckpointTuple> out;
+    if (whole) {
+      out = impl_->load(c, rows, &q, [&] {
+        Result blobs = pipeline->next();
+        Result writes = pipeline->next();
+        pipeline.reset();  // the connection is free for the statements load() may still run
+        return std::pair{std::move(blobs), std::move(writes)};
+      });
+      return out;
+    }
     for (std::size_t i = 0; i < rows.size();) {
       std::size_t j = i;
       while (j < rows.size() && rows[j].thread == rows[i].thread && rows[j].ns == rows[i].ns) ++j;

@@ -16,7 +16,6 @@
 #include <mutex>
 #include <set>
 #include <string_view>
-#include <thread>
 #include <type_traits>
 #include <unordered_map>
 
@@ -138,9 +137,6 @@ std::string host_name() {
   if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
   return buf;
 }
-
-/// From this many checkpoints on, a list parses their texts on two threads.
-constexpr std::size_t kParallelParse = 64;
 
 /// Whether process `pid` of this host still runs.
 bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
@@ -736,34 +732,17 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
           metadata[k] = parse_stored(r.md, "metadata", r.t, r.id);
         }
       };
-      const std::size_t half = j - i >= kParallelParse ? (j - i) / 2 : j - i;
-      std::exception_ptr helper_failed;
-      std::thread helper;
-      if (half < j - i)
-        helper = std::thread([&] {
-          try {
-            parse(half, j - i);
-          } catch (...) {
-            helper_failed = std::current_exception();
-          }
-        });
-      struct Join {
-        std::thread& t;
-        ~Join() {
-          if (t.joinable()) t.join();
-        }
-      } join{helper};
-      auto values = impl_->resolver(rows[i].t, rows[i].ns, &current_id, /*all=*/many);
+      std::optional<internal::BlobResolver> values;
       auto maps = impl_->maps(rows[i].t, rows[i].ns, texts);
       std::optional<std::unordered_map<std::string, std::vector<StoredWrite>>> writes;
-      if (many) writes = impl_->writes_of_all(rows[i].t, rows[i].ns, *texts);
-      parse(0, half);
-      if (helper.joinable()) helper.join();
-      if (helper_failed) std::rethrow_exception(helper_failed);
+      internal::parse_in_halves(j - i, parse, [&] {
+        values.emplace(impl_->resolver(rows[i].t, rows[i].ns, &current_id, /*all=*/many));
+        if (many) writes = impl_->writes_of_all(rows[i].t, rows[i].ns, *texts);
+      });
       for (std::size_t k = 0; i < j; ++i, ++k) {
         const Row& r = rows[i];
         const std::string* next = i + 1 < j ? &rows[i + 1].id : nullptr;
-        out.push_back(impl_->load(r.t, r.ns, r.id, std::move(stored[k]), std::move(metadata[k]), r.parent, values, maps,
+        out.push_back(impl_->load(r.t, r.ns, r.id, std::move(stored[k]), std::move(metadata[k]), r.parent, *values, maps,
                                   current_id, &q, next, writes ? &*writes : nullptr));
       }
     }

@@ -1,7 +1,10 @@
 // PostgresSaver beyond the shared conformance suite: corrupt rows, schema versions and
-// concurrent migration, a lost connection, many writers through the pool, bad DSNs.
+// concurrent migration, a lost connection, many writers through the pool, bad DSNs, a whole
+// history read in one round trip.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "saver_cases.hpp"
@@ -101,6 +104,76 @@ TEST_F(PostgresSaverTest, ALostConnectionIsReplacedAndNothingIsLost) {
   EXPECT_EQ(t->checkpoint.channel_values["k"], 2);
   ASSERT_EQ(t->pending_writes.size(), 1u);
   EXPECT_EQ(saver.list({}).size(), 2u);
+  // A whole history read (its three statements in one round trip) also moves to a new connection.
+  pg_exec(schema.dsn, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '" + app + "'");
+  sp::CheckpointQuery whole;
+  whole.thread_id = "t";
+  whole.checkpoint_ns = "";
+  auto listed = saver.list(whole);
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].pending_writes.size(), 1u);
+}
+
+// A listing of a whole thread and namespace sends its three statements in one round trip
+// (libpq's pipeline mode): it reads what the statement-by-statement path reads, and a failure
+// inside the pipeline leaves the saver's only connection usable.
+TEST_F(PostgresSaverTest, AWholeHistoryInOneRoundTripReadsTheSameAndFailsCleanly) {
+  PgSchema schema("pipeline");
+  sp::PostgresSaver saver(schema.dsn, 1);
+  std::optional<std::string> parent;
+  for (int i = 0; i < 70; ++i) {  // 64 and more parse on two threads
+    char id[8];
+    std::snprintf(id, sizeof id, "%03d", i);
+    auto c = saver.put({"t", "", parent}, cp(id, {{"k", i}, {"log", json::array({i})}}, {{"k", i + 1}, {"log", i + 1}}),
+                       {{"step", i}}, {{"k", i + 1}, {"log", i + 1}});
+    saver.put_writes(c, {{"k", i * 10}, {"log", json::array({-i})}}, "task-" + std::string(id));
+    parent = c.checkpoint_id;
+  }
+  sp::CheckpointQuery whole;
+  whole.thread_id = "t";
+  whole.checkpoint_ns = "";
+  sp::CheckpointQuery stepwise = whole;
+  stepwise.limit = 1000;  // not a whole listing: the statement-by-statement path
+  auto a = saver.list(whole), b = saver.list(stepwise);
+  ASSERT_EQ(a.size(), 70u);
+  ASSERT_EQ(b.size(), 70u);
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k].checkpoint.to_json(), b[k].checkpoint.to_json()) << k;
+    EXPECT_EQ(a[k].metadata, b[k].metadata) << k;
+    ASSERT_EQ(a[k].pending_writes.size(), 2u) << k;
+    EXPECT_EQ(a[k].pending_writes[0].value, b[k].pending_writes[0].value) << k;
+    EXPECT_EQ(a[k].pending_writes[1].value, b[k].pending_writes[1].value) << k;
+  }
+  EXPECT_EQ(a[0].checkpoint.channel_values, json({{"k", 69}, {"log", {69}}}));
+  EXPECT_EQ(a[0].pending_writes[1].value, json::array({-69}));
+
+  // A statement of the pipeline fails (its table is gone on a fresh connection, so it fails to
+  // prepare): a clear error, and the next read works on the same connection.
+  sp::PostgresSaver fresh(schema.dsn, 1);
+  pg_exec(schema.dsn, "ALTER TABLE checkpoint_writes RENAME TO checkpoint_writes_away");
+  try {
+    fresh.list(whole);
+    ADD_FAILURE() << "a missing table must fail the read";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint_writes"), std::string::npos) << e.what();
+  }
+  pg_exec(schema.dsn, "ALTER TABLE checkpoint_writes_away RENAME TO checkpoint_writes");
+  EXPECT_EQ(fresh.list(whole).size(), 70u);
+  EXPECT_EQ(fresh.get_tuple({"t", "", std::nullopt})->checkpoint.id, "069");
+
+  // A corrupt checkpoint in either half of the parse: named, and the connection still serves.
+  for (const char* id : {"060", "003"}) {
+    pg_exec(schema.dsn, std::string("UPDATE checkpoints SET metadata = '{\"trunc' WHERE checkpoint_id = '") + id + "'");
+    try {
+      saver.list(whole);
+      ADD_FAILURE() << "a corrupt row must fail the read";
+    } catch (const sp::CheckpointError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("thread 't', checkpoint '") + id + "'"), std::string::npos)
+          << e.what();
+    }
+    pg_exec(schema.dsn, std::string("UPDATE checkpoints SET metadata = '{}' WHERE checkpoint_id = '") + id + "'");
+    EXPECT_EQ(saver.list(whole).size(), 70u);
+  }
 }
 
 TEST_F(PostgresSaverTest, ManyWritersThroughThePoolKeepEveryThreadIntact) {
