@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "checkpoint/saver_common.hpp"
+#include "checkpoint/stored_json.hpp"
 #include "superstep/errors.hpp"
 
 namespace superstep {
@@ -98,6 +99,7 @@ json parse_stored(std::string_view text, const std::string& what, const std::str
     }
     if (digits) return json(n);
   }
+  if (std::optional<json> read = read_stored_json(text)) return std::move(*read);
   try {
     return json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
