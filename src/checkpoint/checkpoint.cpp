@@ -84,6 +84,12 @@ CheckpointConfig CheckpointSaver::put_with_deltas(const CheckpointConfig& config
 
 namespace internal {
 
+std::string version_text(const json& version) {
+  if (version.is_number_unsigned()) return std::to_string(version.get<std::uint64_t>());
+  if (version.is_number_integer()) return std::to_string(version.get<std::int64_t>());
+  return version.dump();
+}
+
 json parse_stored(std::string_view text, const std::string& what, const std::string& thread, const std::string& id) {
   // Most stored values and writes of a run are null or small integers: no parser for those.
   if (text == "null") return json(nullptr);
@@ -382,22 +388,28 @@ CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, con
     json appended = json::object();
     for (auto it = t.checkpoint.channel_versions.begin(); it != t.checkpoint.channel_versions.end(); ++it) {
       if (it->is_null()) continue;  // a removal
-      std::optional<StoredBlob> b = values.stored(it.key(), it.value().dump());
+      std::optional<StoredBlob> b = values.stored(it.key(), version_text(*it));
       if (!b) continue;
       if (!b->delta_base) {
         t.checkpoint.channel_values[it.key()] = std::move(b->value);
         continue;
       }
-      json base = json::parse(*b->delta_base, nullptr, false);
-      if (base.is_discarded() || !b->value.is_array())
+      std::optional<json> base = read_stored_json(*b->delta_base);
+      if (!base) {
+        base = json::parse(*b->delta_base, nullptr, false);
+        if (base->is_discarded()) base.reset();
+      }
+      if (!base || !b->value.is_array())
         throw CheckpointError("thread '" + thread + "', checkpoint '" + id + "': stored append of channel '" + it.key() +
                               "' is corrupt");
-      appended[it.key()] = json{{"base", std::move(base)}, {"elements", std::move(b->value)}};
+      json& entry = appended[it.key()];
+      entry["base"] = std::move(*base);
+      entry["elements"] = std::move(b->value);
     }
     if (!appended.empty()) t.checkpoint.extra[kValuesAppended] = std::move(appended);
   } else {
     for (auto it = t.checkpoint.channel_versions.begin(); it != t.checkpoint.channel_versions.end(); ++it)
-      if (auto v = values.resolve(it.key(), it.value().dump())) t.checkpoint.channel_values[it.key()] = std::move(*v);
+      if (auto v = values.resolve(it.key(), version_text(*it))) t.checkpoint.channel_values[it.key()] = std::move(*v);
   }
   if (t.checkpoint.v < 4 && parent) {
     // Format 3 kept pending Sends as __pregel_tasks writes on the parent checkpoint.

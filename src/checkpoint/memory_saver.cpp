@@ -88,10 +88,10 @@ CheckpointConfig InMemorySaver::put_with_deltas(const CheckpointConfig& config, 
   if (new_versions.is_object())
     for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
       auto v = checkpoint.channel_values.find(it.key());
-      if (v != checkpoint.channel_values.end()) data_->blobs[{t, ns, it.key(), it.value().dump()}] = {*v, std::nullopt};
+      if (v != checkpoint.channel_values.end()) data_->blobs[{t, ns, it.key(), internal::version_text(it.value())}] = {*v, std::nullopt};
     }
   for (const ChannelDelta& d : deltas.appends)
-    data_->blobs[{t, ns, d.channel, new_versions[d.channel].dump()}] = {d.appended, d.base_version.dump()};
+    data_->blobs[{t, ns, d.channel, internal::version_text(new_versions[d.channel])}] = {d.appended, internal::version_text(d.base_version)};
   data_->checkpoints[{t, ns}][checkpoint.id] =
       Data::Saved{internal::stored_checkpoint(checkpoint, config.checkpoint_id, deltas), metadata, config.checkpoint_id};
   return CheckpointConfig{t, ns, checkpoint.id};
@@ -200,7 +200,7 @@ void InMemorySaver::prune(const std::vector<std::string>& thread_ids, bool keep_
       std::vector<std::pair<std::string, json>> whole;
       for (auto v = versions.begin(); v != versions.end(); ++v)
         if (auto value = values.resolve(v.key(), v.value().dump())) whole.emplace_back(v.key(), std::move(*value));
-      for (auto& [ch, value] : whole) data_->blobs[{t, ns, ch, versions[ch].dump()}] = {std::move(value), std::nullopt};
+      for (auto& [ch, value] : whole) data_->blobs[{t, ns, ch, internal::version_text(versions[ch])}] = {std::move(value), std::nullopt};
       Data::erase_if(data_->blobs, [&](const auto& b) {
         if (std::get<0>(b) != t || std::get<1>(b) != ns) return false;
         auto v = versions.find(std::get<2>(b));

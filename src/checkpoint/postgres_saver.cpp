@@ -534,7 +534,7 @@ struct PostgresSaver::Impl {
       const json& cv = stored[k].contains("channel_versions") ? stored[k]["channel_versions"] : json::object();
       if (cv.is_object())
         for (auto it = cv.begin(); it != cv.end(); ++it)
-          if (!it->is_null()) wanted.emplace(it.key(), it.value().dump());
+          if (!it->is_null()) wanted.emplace(it.key(), internal::version_text(*it));
     }
     if (!blob_rows) {
       std::vector<std::string> channels, versions;
@@ -648,15 +648,15 @@ CheckpointConfig PostgresSaver::put_with_deltas(const CheckpointConfig& config, 
       auto v = checkpoint.channel_values.find(it.key());
       if (v == checkpoint.channel_values.end()) continue;
       channels.push_back(it.key());
-      versions.push_back(it.value().dump());
+      versions.push_back(internal::version_text(*it));
       values.push_back(v->dump());
       bases.emplace_back();
     }
   for (const ChannelDelta& d : deltas.appends) {
     channels.push_back(d.channel);
-    versions.push_back(new_versions[d.channel].dump());
+    versions.push_back(internal::version_text(new_versions[d.channel]));
     values.push_back(d.appended.dump());
-    bases.emplace_back(d.base_version.dump());
+    bases.emplace_back(internal::version_text(d.base_version));
   }
   Params p;
   p.bytes(config.thread_id)
@@ -882,7 +882,7 @@ void PostgresSaver::prune(const std::vector<std::string>& thread_ids, bool keep_
         std::vector<std::string> channels, vers;
         for (auto it = versions.begin(); it != versions.end(); ++it) {
           channels.push_back(it.key());
-          vers.push_back(it.value().dump());
+          vers.push_back(internal::version_text(*it));
         }
         c.run(nullptr,
               "DELETE FROM checkpoint_blobs WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND "

@@ -62,6 +62,10 @@ class BlobResolver {
   std::map<std::tuple<std::string, std::string>, Known, std::less<>> known_;  // (channel, version); found by std::tie
 };
 
+/// The text a channel version is stored under: its JSON dump (an integer's digits without the
+/// serializer).
+std::string version_text(const json& version);
+
 /// Parses a stored JSON text. Throws: CheckpointError naming thread, checkpoint and `what`
 /// when the text is corrupt or truncated.
 json parse_stored(std::string_view text, const std::string& what, const std::string& thread, const std::string& id);

@@ -530,7 +530,7 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
   std::optional<std::string> step_version;
   if (new_versions.is_object() && impl_->deltas) {
     for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
-      std::string v = it.value().dump();
+      std::string v = internal::version_text(*it);
       if (step_version && *step_version != v) {
         step_version.reset();
         break;
@@ -574,7 +574,7 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
       for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
         auto v = checkpoint.channel_values.find(it.key());
         if (v == checkpoint.channel_values.end()) continue;
-        blob.reset().bind(1, t).bind(2, ns).bind(3, it.key()).bind(4, it.value().dump()).bind(5, v->dump());
+        blob.reset().bind(1, t).bind(2, ns).bind(3, it.key()).bind(4, internal::version_text(*it)).bind(5, v->dump());
         blob.run();
       }
     }
@@ -583,8 +583,8 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
                   "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value, "
                   "delta_base) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
       for (const ChannelDelta& d : deltas.appends) {
-        append.reset().bind(1, t).bind(2, ns).bind(3, d.channel).bind(4, new_versions[d.channel].dump())
-            .bind(5, d.appended.dump()).bind(6, d.base_version.dump());
+        append.reset().bind(1, t).bind(2, ns).bind(3, d.channel).bind(4, internal::version_text(new_versions[d.channel]))
+            .bind(5, d.appended.dump()).bind(6, internal::version_text(d.base_version));
         append.run();
       }
     }
@@ -834,7 +834,7 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
                    "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value, delta_base) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, NULL)");
           for (const auto& [ch, value] : whole)
-            put.reset().bind(1, t).bind(2, ns).bind(3, ch).bind(4, versions[ch].dump()).bind(5, value.dump()).run();
+            put.reset().bind(1, t).bind(2, ns).bind(3, ch).bind(4, internal::version_text(versions[ch])).bind(5, value.dump()).run();
           Stmt(impl_->db, "DELETE FROM checkpoint_version_values WHERE thread_id = ?1 AND checkpoint_ns = ?2")
               .bind(1, t).bind(2, ns).run();
         }

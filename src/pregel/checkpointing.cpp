@@ -372,6 +372,7 @@ void PregelRun::walk_history(const std::shared_ptr<const GraphData>& graph, cons
       // Changes to the tuple after it, which the run holds unless the last snapshot wrote to it.
       if (run && k < oldest && !run->cp_->inspected_writes && continues_next(tuples, k) && run->restore_changes(t)) {
         out[k] = run->snapshot(/*apply_pending=*/false, /*subgraphs=*/false, /*take=*/true);
+        tuples[k + 1] = CheckpointTuple{};  // read for the last time (continues_next): freed on this thread
         continue;
       }
       const std::shared_ptr<CheckpointSaver>& saver = graph->checkpointer ? graph->checkpointer : link->saver;
