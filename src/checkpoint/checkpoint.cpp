@@ -2,6 +2,7 @@
 #include "superstep/checkpoint/checkpoint.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <thread>
 #include <tuple>
@@ -343,15 +344,30 @@ bool keeps_changes(const CheckpointQuery& query, const json& stored, const std::
   return from != stored.end() && from->is_string() && from->get_ref<const std::string&>() == *next;
 }
 
-void parse_in_halves(std::size_t n, const std::function<void(std::size_t from, std::size_t to)>& parse,
-                     const std::function<void()>& meanwhile) {
-  const std::size_t half = n >= kParallelParse ? n / 2 : n;
+void parse_on_two_threads(std::size_t n, const std::function<void(std::size_t from, std::size_t to)>& parse,
+                          const std::function<void()>& meanwhile) {
+  constexpr std::size_t kChunk = 16;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  // Takes chunks until none is left or a chunk failed somewhere.
+  auto take_chunks = [&] {
+    while (!failed.load(std::memory_order_relaxed)) {
+      const std::size_t from = next.fetch_add(kChunk);
+      if (from >= n) return;
+      try {
+        parse(from, std::min(n, from + kChunk));
+      } catch (...) {
+        failed = true;
+        throw;
+      }
+    }
+  };
   std::exception_ptr helper_failed;
   std::thread helper;
-  if (half < n)
+  if (n >= kParallelParse)
     helper = std::thread([&] {
       try {
-        parse(half, n);
+        take_chunks();
       } catch (...) {
         helper_failed = std::current_exception();
       }
@@ -362,8 +378,15 @@ void parse_in_halves(std::size_t n, const std::function<void(std::size_t from, s
       if (t.joinable()) t.join();
     }
   } join{helper};
-  if (meanwhile) meanwhile();
-  parse(0, half);
+  if (meanwhile) {
+    try {
+      meanwhile();
+    } catch (...) {
+      failed = true;
+      throw;
+    }
+  }
+  take_chunks();
   if (helper.joinable()) helper.join();
   if (helper_failed) std::rethrow_exception(helper_failed);
 }

@@ -505,7 +505,7 @@ struct PostgresSaver::Impl {
     const std::string& ns = rows.front().ns;
     std::vector<json> stored(rows.size()), metadata(rows.size());
     std::optional<Result> blob_rows, write_rows;
-    internal::parse_in_halves(
+    internal::parse_on_two_threads(
         rows.size(),
         [&](std::size_t from, std::size_t to) {
           for (std::size_t k = from; k < to; ++k) {

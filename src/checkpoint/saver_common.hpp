@@ -73,11 +73,12 @@ json parse_stored(std::string_view text, const std::string& what, const std::str
 /// From this many checkpoints on, a list parses their stored texts on two threads.
 inline constexpr std::size_t kParallelParse = 64;
 
-/// Runs `parse(from, to)` over [0, n): with n >= kParallelParse a helper thread takes the second half [n/2, n) while this thread runs `meanwhile()` and then the first half;
-/// otherwise all on this thread, after `meanwhile()`. Rethrows the first failure (this thread's
-/// first) once both halves are done.
-void parse_in_halves(std::size_t n, const std::function<void(std::size_t from, std::size_t to)>& parse,
-                     const std::function<void()>& meanwhile = {});
+/// Runs `parse(from, to)` over chunks of [0, n): with n >= kParallelParse on this thread and a
+/// helper, which starts at once while this thread first runs `meanwhile()` (so the helper takes
+/// more chunks); otherwise all on this thread, after `meanwhile()`. After a failure no new chunk
+/// starts; the failure is rethrown once both threads are done (this thread's first).
+void parse_on_two_threads(std::size_t n, const std::function<void(std::size_t from, std::size_t to)>& parse,
+                          const std::function<void()>& meanwhile = {});
 
 /// A thread claim that runs `release` when it ends (a failing release is left to the next
 /// claimer, which sees the holder gone).

@@ -721,8 +721,8 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
       for (; j < rows.size() && rows[j].t == rows[i].t && rows[j].ns == rows[i].ns; ++j) texts->emplace(rows[j].id, rows[j].cp);
       std::string current_id;
       // A history wants most stored values and writes of its thread: read them in one statement
-      // each. Its checkpoint and metadata texts are parsed on two threads: a helper takes the
-      // older half while this one reads values and writes, then parses the newer half.
+      // each. Its checkpoint and metadata texts are parsed on two threads: a helper starts on
+      // them while this one reads values and writes, then joins in.
       const bool many = j - i >= 8;
       std::vector<json> stored(j - i), metadata(j - i);
       auto parse = [&, i](std::size_t from, std::size_t to) {
@@ -735,7 +735,7 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
       std::optional<internal::BlobResolver> values;
       auto maps = impl_->maps(rows[i].t, rows[i].ns, texts);
       std::optional<std::unordered_map<std::string, std::vector<StoredWrite>>> writes;
-      internal::parse_in_halves(j - i, parse, [&] {
+      internal::parse_on_two_threads(j - i, parse, [&] {
         values.emplace(impl_->resolver(rows[i].t, rows[i].ns, &current_id, /*all=*/many));
         if (many) writes = impl_->writes_of_all(rows[i].t, rows[i].ns, *texts);
       });
