@@ -199,12 +199,15 @@ struct Conn {
   }
   /// Runs `sql` (one or more statements, no parameters).
   void exec(const char* sql) { check(PQexec(pg, sql)); }
+  /// Prepares `sql` under `name` on this connection unless it already is.
+  void prepare(const char* name, const std::string& sql, int params) {
+    if (prepared.count(name)) return;
+    check(PQprepare(pg, name, sql.c_str(), params, nullptr));
+    prepared.insert(name);
+  }
   /// Runs `sql` with `p`; prepared once under `name` when given, otherwise parsed each time.
   Result run(const char* name, const std::string& sql, const Params& p) {
-    if (name && !prepared.count(name)) {
-      check(PQprepare(pg, name, sql.c_str(), p.size(), nullptr));
-      prepared.insert(name);
-    }
+    if (name) prepare(name, sql, p.size());
     auto v = p.view();
     PGresult* r = name ? PQexecPrepared(pg, name, p.size(), v.values.data(), v.lengths.data(), v.formats.data(), 1)
                        : PQexecParams(pg, sql.c_str(), p.size(), nullptr, v.values.data(), v.lengths.data(),
@@ -229,17 +232,13 @@ class Pipeline {
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
-  /// Queues `sql` with `p`, prepared once per connection under `name`.
-  void send(const char* name, const std::string& sql, const Params& p) {
-    if (!c_.prepared.count(name)) {
-      if (PQsendPrepare(c_.pg, name, sql.c_str(), p.size(), nullptr) != 1) fail("cannot queue a statement");
-      prepares_.push_back(name);
-    } else {
-      prepares_.push_back(nullptr);
-    }
+  /// Queues statement `name`, prepared on the connection before the pipeline began (Conn::prepare),
+  /// with `p`.
+  void send(const char* name, const Params& p) {
     auto v = p.view();
     if (PQsendQueryPrepared(c_.pg, name, p.size(), v.values.data(), v.lengths.data(), v.formats.data(), 1) != 1)
       fail("cannot queue a statement");
+    ++sent_;
   }
   /// Sends what is queued.
   void sync() {
@@ -249,11 +248,8 @@ class Pipeline {
   /// The result of the next statement sent. Throws: PgError when it failed (the server skips
   /// those after it).
   Result next() {
-    if (next_ >= prepares_.size() || drained_) throw CheckpointError("postgres: no statement left in the pipeline");
-    if (const char* name = prepares_[next_++]) {
-      take();
-      c_.prepared.insert(name);
-    }
+    if (taken_ >= sent_ || drained_) throw CheckpointError("postgres: no statement left in the pipeline");
+    ++taken_;
     return take();
   }
 
@@ -300,8 +296,7 @@ class Pipeline {
     }
   }
   Conn& c_;
-  std::vector<const char*> prepares_;  // per statement sent: its name when it was prepared too
-  std::size_t next_ = 0;
+  std::size_t sent_ = 0, taken_ = 0;
   bool synced_ = false;
   bool drained_ = false;
 };
@@ -746,12 +741,17 @@ std::vector<CheckpointTuple> PostgresSaver::list(const CheckpointQuery& q) {
     std::optional<Pipeline> pipeline;
     std::optional<Result> listed;
     if (whole) {
+      // Prepared before (a prepare inside the pipeline whose result went unread, as when the
+      // thread has no checkpoint, would leave the connection not knowing it is prepared).
+      c.prepare("list_thread", sql, 2);
+      c.prepare("blobs_of_thread", kBlobsOfThread, 2);
+      c.prepare("writes_of_thread", kWritesOfThread, 2);
       pipeline.emplace(c);
-      pipeline->send("list_thread", sql, p);
+      pipeline->send("list_thread", p);
       Params thread;
       thread.bytes(*q.thread_id).bytes(*q.checkpoint_ns);
-      pipeline->send("blobs_of_thread", kBlobsOfThread, thread);
-      pipeline->send("writes_of_thread", kWritesOfThread, thread);
+      pipeline->send("blobs_of_thread", thread);
+      pipeline->send("writes_of_thread", thread);
       pipeline->sync();
       listed.emplace(pipeline->next());
     } else {

@@ -115,8 +115,8 @@ TEST_F(PostgresSaverTest, ALostConnectionIsReplacedAndNothingIsLost) {
 }
 
 // A listing of a whole thread and namespace sends its three statements in one round trip
-// (libpq's pipeline mode): it reads what the statement-by-statement path reads, and a failure
-// inside the pipeline leaves the saver's only connection usable.
+// (libpq's pipeline mode): it reads what the statement-by-statement path reads, an empty thread
+// reads as empty, and a failure inside the pipeline leaves the saver's only connection usable.
 TEST_F(PostgresSaverTest, AWholeHistoryInOneRoundTripReadsTheSameAndFailsCleanly) {
   PgSchema schema("pipeline");
   sp::PostgresSaver saver(schema.dsn, 1);
@@ -147,8 +147,28 @@ TEST_F(PostgresSaverTest, AWholeHistoryInOneRoundTripReadsTheSameAndFailsCleanly
   EXPECT_EQ(a[0].checkpoint.channel_values, json({{"k", 69}, {"log", {69}}}));
   EXPECT_EQ(a[0].pending_writes[1].value, json::array({-69}));
 
-  // A statement of the pipeline fails (its table is gone on a fresh connection, so it fails to
-  // prepare): a clear error, and the next read works on the same connection.
+  // A thread with no checkpoint lists nothing, again and again, on the same connection.
+  sp::CheckpointQuery none = whole;
+  none.thread_id = "no such thread";
+  sp::PostgresSaver one(schema.dsn, 1);
+  EXPECT_TRUE(one.list(none).empty());
+  EXPECT_TRUE(one.list(none).empty());
+  EXPECT_EQ(one.list(whole).size(), 70u);
+
+  // A statement fails inside the pipeline (the writes' result type changed under the prepared
+  // statement, the third of three): a clear error, and the next read works on the same connection.
+  pg_exec(schema.dsn, "ALTER TABLE checkpoint_writes ALTER COLUMN task_path TYPE varchar");
+  try {
+    one.list(whole);
+    ADD_FAILURE() << "a changed table must fail the read";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("cached plan must not change result type"), std::string::npos) << e.what();
+  }
+  pg_exec(schema.dsn, "ALTER TABLE checkpoint_writes ALTER COLUMN task_path TYPE text COLLATE \"C\"");
+  EXPECT_EQ(one.list(whole).size(), 70u);
+  EXPECT_EQ(one.get_tuple({"t", "", std::nullopt})->checkpoint.id, "069");
+
+  // A table missing when the statements are prepared: a clear error, and then reads work.
   sp::PostgresSaver fresh(schema.dsn, 1);
   pg_exec(schema.dsn, "ALTER TABLE checkpoint_writes RENAME TO checkpoint_writes_away");
   try {
@@ -159,7 +179,6 @@ TEST_F(PostgresSaverTest, AWholeHistoryInOneRoundTripReadsTheSameAndFailsCleanly
   }
   pg_exec(schema.dsn, "ALTER TABLE checkpoint_writes_away RENAME TO checkpoint_writes");
   EXPECT_EQ(fresh.list(whole).size(), 70u);
-  EXPECT_EQ(fresh.get_tuple({"t", "", std::nullopt})->checkpoint.id, "069");
 
   // A corrupt checkpoint in either half of the parse: named, and the connection still serves.
   for (const char* id : {"060", "003"}) {
