@@ -6,6 +6,7 @@
 #include <exception>
 #include <thread>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 
 #include "checkpoint/saver_common.hpp"
@@ -117,6 +118,7 @@ json parse_stored(std::string_view text, const std::string& what, const std::str
 
 std::optional<json> BlobResolver::resolve(const std::string& channel, const std::string& version) {
   std::vector<std::pair<std::string, json>> chain;  // newest first: version, appended elements
+  std::unordered_set<std::string> on_chain;           // its versions, to find a loop in O(1)
   std::string v = version;
   json base;
   for (;;) {
@@ -145,9 +147,8 @@ std::optional<json> BlobResolver::resolve(const std::string& channel, const std:
     if (!blob->value.is_array())
       throw CheckpointError(where_ + ": stored append of channel '" + channel + "' at version " + v + " is not a list");
     std::string next = std::move(*blob->delta_base);
-    bool loops = next == v;
-    for (const auto& link : chain) loops = loops || link.first == next;
-    if (loops)
+    on_chain.insert(v);
+    if (on_chain.count(next))
       throw CheckpointError(where_ + ": stored appends of channel '" + channel + "' loop back to version " + next);
     chain.emplace_back(v, std::move(blob->value));
     v = std::move(next);

@@ -18,24 +18,34 @@ struct InMemorySaver::Data {
     std::optional<std::string> parent;
   };
   using ThreadNs = std::pair<std::string, std::string>;
+  // Per thread and namespace (found once per read), then found by std::tie of the parts
+  // (std::less<>): no key is built for a lookup.
+  using Pair = std::tuple<std::string, std::string>;
+  using Blobs = std::map<Pair, internal::StoredBlob, std::less<>>;                           // channel, version
+  using Writes = std::map<std::string, std::map<std::pair<std::string, int>, StoredWrite>>;  // checkpoint id
   std::map<ThreadNs, std::map<std::string, Saved>> checkpoints;
-  // Found by std::tie of the parts (std::less<>): no key is built for a lookup.
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, internal::StoredBlob, std::less<>> blobs;  // thread, ns, channel, version
-  std::map<std::tuple<std::string, std::string, std::string>, std::map<std::pair<std::string, int>, StoredWrite>, std::less<>> writes;
+  std::map<Pair, Blobs, std::less<>> blobs;  // thread, namespace
+  std::map<Pair, Writes, std::less<>> writes;
 
+  template <class Map>
+  static const typename Map::mapped_type* find(const Map& m, const std::string& t, const std::string& ns) {
+    auto it = m.find(std::tie(t, ns));
+    return it == m.end() ? nullptr : &it->second;
+  }
   std::vector<StoredWrite> writes_of(const std::string& t, const std::string& ns, const std::string& id) const {
     std::vector<StoredWrite> out;
-    auto it = writes.find(std::tie(t, ns, id));
-    if (it != writes.end())
-      for (const auto& [k, w] : it->second) out.push_back(w);
+    if (const Writes* of = find(writes, t, ns))
+      if (auto it = of->find(id); it != of->end())
+        for (const auto& [k, w] : it->second) out.push_back(w);
     return out;
   }
   /// Reads stored values of thread `t` / namespace `ns`, following appends.
   internal::BlobResolver resolver(const std::string& t, const std::string& ns) const {
     return internal::BlobResolver(
-        [this, t, ns](const std::string& ch, const std::string& version) -> std::optional<internal::StoredBlob> {
-          auto b = blobs.find(std::tie(t, ns, ch, version));
-          if (b == blobs.end()) return std::nullopt;
+        [of = find(blobs, t, ns)](const std::string& ch, const std::string& version) -> std::optional<internal::StoredBlob> {
+          if (!of) return std::nullopt;
+          auto b = of->find(std::tie(ch, version));
+          if (b == of->end()) return std::nullopt;
           return b->second;
         },
         "thread '" + t + "'");
@@ -85,13 +95,14 @@ CheckpointConfig InMemorySaver::put_with_deltas(const CheckpointConfig& config, 
   std::lock_guard lock(mutex_);
   const std::string& t = config.thread_id;
   const std::string& ns = config.checkpoint_ns;
+  Data::Blobs& blobs = data_->blobs[{t, ns}];
   if (new_versions.is_object())
     for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
       auto v = checkpoint.channel_values.find(it.key());
-      if (v != checkpoint.channel_values.end()) data_->blobs[{t, ns, it.key(), internal::version_text(it.value())}] = {*v, std::nullopt};
+      if (v != checkpoint.channel_values.end()) blobs[{it.key(), internal::version_text(it.value())}] = {*v, std::nullopt};
     }
   for (const ChannelDelta& d : deltas.appends)
-    data_->blobs[{t, ns, d.channel, internal::version_text(new_versions[d.channel])}] = {d.appended, internal::version_text(d.base_version)};
+    blobs[{d.channel, internal::version_text(new_versions[d.channel])}] = {d.appended, internal::version_text(d.base_version)};
   data_->checkpoints[{t, ns}][checkpoint.id] =
       Data::Saved{internal::stored_checkpoint(checkpoint, config.checkpoint_id, deltas), metadata, config.checkpoint_id};
   return CheckpointConfig{t, ns, checkpoint.id};
@@ -102,7 +113,7 @@ void InMemorySaver::put_writes(const CheckpointConfig& config, const std::vector
   internal::require_thread(config, "put_writes");
   if (!config.checkpoint_id) throw CheckpointError("put_writes: config has no checkpoint_id (thread '" + config.thread_id + "')");
   std::lock_guard lock(mutex_);
-  auto& m = data_->writes[{config.thread_id, config.checkpoint_ns, *config.checkpoint_id}];
+  auto& m = data_->writes[{config.thread_id, config.checkpoint_ns}][*config.checkpoint_id];
   for (std::size_t i = 0; i < writes.size(); ++i) {
     const auto& [channel, value] = writes[i];
     int idx = internal::write_index(channel, static_cast<int>(i));
@@ -168,13 +179,13 @@ void InMemorySaver::copy_thread(const std::string& from, const std::string& to) 
   for (const auto& [k, v] : data_->checkpoints)
     if (k.first == from) cps.emplace_back(Data::ThreadNs{to, k.second}, v);
   for (auto& [k, v] : cps) data_->checkpoints[k] = std::move(v);
-  std::vector<std::pair<std::tuple<std::string, std::string, std::string, std::string>, internal::StoredBlob>> blobs;
+  std::vector<std::pair<Data::Pair, Data::Blobs>> blobs;
   for (const auto& [k, v] : data_->blobs)
-    if (std::get<0>(k) == from) blobs.emplace_back(std::tuple{to, std::get<1>(k), std::get<2>(k), std::get<3>(k)}, v);
+    if (std::get<0>(k) == from) blobs.emplace_back(Data::Pair{to, std::get<1>(k)}, v);
   for (auto& [k, v] : blobs) data_->blobs[k] = std::move(v);
-  std::vector<std::pair<std::tuple<std::string, std::string, std::string>, std::map<std::pair<std::string, int>, StoredWrite>>> ws;
+  std::vector<std::pair<Data::Pair, Data::Writes>> ws;
   for (const auto& [k, v] : data_->writes)
-    if (std::get<0>(k) == from) ws.emplace_back(std::tuple{to, std::get<1>(k), std::get<2>(k)}, v);
+    if (std::get<0>(k) == from) ws.emplace_back(Data::Pair{to, std::get<1>(k)}, v);
   for (auto& [k, v] : ws) data_->writes[k] = std::move(v);
 }
 
@@ -200,15 +211,13 @@ void InMemorySaver::prune(const std::vector<std::string>& thread_ids, bool keep_
       std::vector<std::pair<std::string, json>> whole;
       for (auto v = versions.begin(); v != versions.end(); ++v)
         if (auto value = values.resolve(v.key(), v.value().dump())) whole.emplace_back(v.key(), std::move(*value));
-      for (auto& [ch, value] : whole) data_->blobs[{t, ns, ch, internal::version_text(versions[ch])}] = {std::move(value), std::nullopt};
-      Data::erase_if(data_->blobs, [&](const auto& b) {
-        if (std::get<0>(b) != t || std::get<1>(b) != ns) return false;
-        auto v = versions.find(std::get<2>(b));
-        return v == versions.end() || v->dump() != std::get<3>(b);
+      Data::Blobs& blobs = data_->blobs[{t, ns}];
+      for (auto& [ch, value] : whole) blobs[{ch, internal::version_text(versions[ch])}] = {std::move(value), std::nullopt};
+      Data::erase_if(blobs, [&](const auto& b) {
+        auto v = versions.find(std::get<0>(b));
+        return v == versions.end() || v->dump() != std::get<1>(b);
       });
-      Data::erase_if(data_->writes, [&](const auto& w) {
-        return std::get<0>(w) == t && std::get<1>(w) == ns && std::get<2>(w) != keep;
-      });
+      Data::erase_if(data_->writes[{t, ns}], [&](const std::string& id) { return id != keep; });
     }
   }
 }

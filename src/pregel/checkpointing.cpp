@@ -325,7 +325,7 @@ void PregelRun::restored(const CheckpointTuple& tuple, json metadata, std::vecto
   if (c.updated_channels.is_array()) {
     for (const json& name : c.updated_channels)
       if (name.is_string()) {
-        int id = g_->find_channel(name.get<std::string>());
+        int id = g_->find_channel(name.get_ref<const std::string&>());
         if (id >= 0 && (g_->channels[id].is_trigger || g_->channels[id].is_volatile)) updated_.push_back(id);
       }
   } else {
@@ -402,6 +402,12 @@ std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphD
     for (const auto& [newest, oldest] : spans) walk_history(graph, config, tuples, out, newest, oldest, link);
     return out;
   }
+  // Longest first, and of equal lengths the newest (their values are the largest): the short
+  // spans fill in at the end, so the threads finish close together.
+  std::stable_sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
+    const std::size_t la = a.second - a.first, lb = b.second - b.first;
+    return la != lb ? la > lb : a.first < b.first;
+  });
   // The caller and up to size() pool jobs claim spans from a counter; the caller waits for every
   // claimed span, so a job starting late finds none left and touches only `shared`.
   struct Shared {

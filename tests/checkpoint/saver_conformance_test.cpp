@@ -471,24 +471,37 @@ TEST(SqliteSaver, ACorruptCheckpointInALongListingNamesIt) {
       parent = id;
     }
   }
-  for (const char* id : {"c105", "c175"}) {  // the older half and the newer half of the listing
+  // One corrupt at a time (the older half, then the newer half of the listing): with two, either
+  // thread may be the first to fail.
+  auto exec = [&](const std::string& sql) {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    std::string sql = std::string("UPDATE checkpoints SET checkpoint = '{\"trunc' WHERE checkpoint_id = '") + id + "'";
-    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);
-    sp::SqliteSaver saver(path);
-    sp::CheckpointQuery q;
-    q.thread_id = "t";
-    try {
-      saver.list(q);
-      ADD_FAILURE() << "a truncated checkpoint must not list";
-    } catch (const sp::CheckpointError& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("thread 't', checkpoint '") + id + "': stored checkpoint is corrupt"),
-                std::string::npos)
-          << e.what();
+  };
+  for (const char* id : {"c105", "c175"}) {
+    const std::string where = std::string(" WHERE checkpoint_id = '") + id + "'";
+    exec("CREATE TABLE kept AS SELECT checkpoint FROM checkpoints" + where);
+    exec("UPDATE checkpoints SET checkpoint = '{\"trunc'" + where);
+    {
+      sp::SqliteSaver saver(path);
+      sp::CheckpointQuery q;
+      q.thread_id = "t";
+      try {
+        saver.list(q);
+        ADD_FAILURE() << "a truncated checkpoint must not list";
+      } catch (const sp::CheckpointError& e) {
+        EXPECT_NE(std::string(e.what()).find(std::string("thread 't', checkpoint '") + id + "': stored checkpoint is corrupt"),
+                  std::string::npos)
+            << e.what();
+      }
     }
+    exec("UPDATE checkpoints SET checkpoint = (SELECT checkpoint FROM kept)" + where + "; DROP TABLE kept");
   }
+  sp::SqliteSaver saver(path);
+  sp::CheckpointQuery q;
+  q.thread_id = "t";
+  EXPECT_EQ(saver.list(q).size(), 80u) << "the listing reads again once the texts are put back";
 }
 
 // A file written by schema 4 (one row per value, rowid tables) opens, migrates to 5 and reads

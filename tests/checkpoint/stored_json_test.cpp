@@ -39,7 +39,9 @@ bool agrees(const std::string& text) {
   }
   if (!fast) return false;
   EXPECT_TRUE(parsed) << "read a text json::parse rejects: " << testing::PrintToString(text);
-  if (parsed) EXPECT_TRUE(identical(*fast, slow)) << "read differently: " << testing::PrintToString(text);
+  if (parsed) {
+    EXPECT_TRUE(identical(*fast, slow)) << "read differently: " << testing::PrintToString(text);
+  }
   return true;
 }
 
@@ -112,7 +114,9 @@ TEST(StoredJson, RandomDumpsAndTheirCorruptionsAgreeWithParse) {
     json v = random_value(rng, 0);
     const std::string text = v.dump();
     const bool fast = agrees(text);
-    if (!has_float(v)) EXPECT_TRUE(fast) << "a dump without floats must be read: " << text;
+    if (!has_float(v)) {
+      EXPECT_TRUE(fast) << "a dump without floats must be read: " << text;
+    }
     read += fast;
     // Cut it anywhere, or change one byte: read exactly as json::parse reads it, or left to it.
     for (int k = 0; k < 4 && !text.empty(); ++k) {
