@@ -2,6 +2,7 @@
 #include "superstep/checkpoint/memory_saver.hpp"
 
 #include <algorithm>
+#include <ranges>
 #include <tuple>
 
 #include "checkpoint/saver_common.hpp"
@@ -142,11 +143,23 @@ std::vector<CheckpointTuple> InMemorySaver::list(const CheckpointQuery& query) {
   std::lock_guard lock(mutex_);
   std::vector<CheckpointTuple> out;
   std::size_t total = 0;
-  for (const auto& [key, by_id] : data_->checkpoints) {
+  // Only the query's thread (and namespace) when it names one, not every thread stored.
+  auto first = data_->checkpoints.begin(), last = data_->checkpoints.end();
+  if (query.thread_id) {
+    const std::string& t = *query.thread_id;
+    first = last = data_->checkpoints.lower_bound({t, query.checkpoint_ns.value_or("")});
+    while (last != data_->checkpoints.end() && last->first.first == t &&
+           (!query.checkpoint_ns || last->first.second == *query.checkpoint_ns))
+      ++last;
+  }
+  for (const auto& [key, by_id] : std::ranges::subrange(first, last)) {
     // The matching checkpoints of this thread and namespace first: each tuple is loaded knowing
     // the one listed after it (CheckpointQuery::as_changes).
     std::vector<std::map<std::string, Data::Saved>::const_iterator> picked;
-    for (auto it = by_id.begin(); it != by_id.end(); ++it) {
+    auto from = by_id.begin(), to = by_id.end();
+    if (query.checkpoint_id) from = by_id.lower_bound(*query.checkpoint_id), to = by_id.upper_bound(*query.checkpoint_id);
+    else if (query.before) to = by_id.lower_bound(*query.before);
+    for (auto it = from; it != to; ++it) {
       if (!internal::matches_query(query, key.first, key.second, it->first)) continue;
       if (!internal::matches_filter(it->second.metadata, query.filter)) continue;
       picked.push_back(it);

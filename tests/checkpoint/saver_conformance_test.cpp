@@ -98,6 +98,10 @@ TEST_P(SaverConformance, ListNewestFirstWithFilterBeforeAndLimit) {
   }
   saver->put({"t1", "child:1", std::nullopt}, cp("0009", json::object(), json::object()), {{"source", "loop"}},
              json::object());
+  // Threads whose names sort right before and after t1's: never part of a listing of t1.
+  for (std::string thread : {"t", "t10", "t1\x01"})
+    saver->put({thread, "", std::nullopt}, cp("0002", json::object(), json::object()), {{"source", "input"}},
+               json::object());
   auto ids = [](const std::vector<sp::CheckpointTuple>& ts) {
     std::vector<std::string> out;
     for (const auto& t : ts) out.push_back(t.config.thread_id + "/" + t.config.checkpoint_ns + "/" + t.checkpoint.id);
@@ -115,12 +119,24 @@ TEST_P(SaverConformance, ListNewestFirstWithFilterBeforeAndLimit) {
   q.limit.reset();
   q.filter = {{"source", "loop"}, {"nested", {{"k", 1}}}};
   EXPECT_EQ(ids(saver->list(q)), (std::vector<std::string>{"t1//0003"}));
+  q.filter = json::object();
+  q.checkpoint_id = "0002";
+  EXPECT_EQ(ids(saver->list(q)), (std::vector<std::string>{"t1//0002"}));
+  q.checkpoint_id.reset();
+  q.checkpoint_ns = "child:1";
+  EXPECT_EQ(ids(saver->list(q)), (std::vector<std::string>{"t1/child:1/0009"}));
+  q.checkpoint_ns = "child";
+  EXPECT_TRUE(saver->list(q).empty());
   sp::CheckpointQuery all_ns;
   all_ns.thread_id = "t1";
-  EXPECT_EQ(saver->list(all_ns).size(), 5u);
+  EXPECT_EQ(ids(saver->list(all_ns)),
+            (std::vector<std::string>{"t1//0004", "t1//0003", "t1//0002", "t1//0001", "t1/child:1/0009"}));
+  all_ns.thread_id = "t0";
+  EXPECT_TRUE(saver->list(all_ns).empty());
   sp::CheckpointQuery everything;
   everything.filter = {{"source", "input"}};
-  EXPECT_EQ(ids(saver->list(everything)), (std::vector<std::string>{"t1//0001", "t2//0001"}));
+  EXPECT_EQ(ids(saver->list(everything)),
+            (std::vector<std::string>{"t//0002", "t1//0001", "t1\x01//0002", "t10//0002", "t2//0001"}));
 }
 
 TEST_P(SaverConformance, DeleteCopyAndPruneThreads) {
