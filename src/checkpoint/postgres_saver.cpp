@@ -240,6 +240,11 @@ class Pipeline {
       fail("cannot queue a statement");
     ++sent_;
   }
+  /// Asks the server to send the results of the statements queued so far as soon as they are
+  /// done (it otherwise holds them until the end of the pipeline, or until its buffer fills).
+  void flush_request() {
+    if (PQsendFlushRequest(c_.pg) != 1) fail("cannot queue a flush request");
+  }
   /// Sends what is queued.
   void sync() {
     if (PQpipelineSync(c_.pg) != 1 || PQflush(c_.pg) != 0) fail("cannot send statements");
@@ -747,10 +752,14 @@ std::vector<CheckpointTuple> PostgresSaver::list(const CheckpointQuery& q) {
       c.prepare("blobs_of_thread", kBlobsOfThread, 2);
       c.prepare("writes_of_thread", kWritesOfThread, 2);
       pipeline.emplace(c);
+      // Each result comes as soon as its statement is done: the checkpoints are parsed while
+      // the server reads the values and writes.
       pipeline->send("list_thread", p);
+      pipeline->flush_request();
       Params thread;
       thread.bytes(*q.thread_id).bytes(*q.checkpoint_ns);
       pipeline->send("blobs_of_thread", thread);
+      pipeline->flush_request();
       pipeline->send("writes_of_thread", thread);
       pipeline->sync();
       listed.emplace(pipeline->next());
