@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "saver_cases.hpp"
 #include "test_util.hpp"
@@ -146,6 +147,24 @@ TEST_F(PostgresSaverTest, AWholeHistoryInOneRoundTripReadsTheSameAndFailsCleanly
   }
   EXPECT_EQ(a[0].checkpoint.channel_values, json({{"k", 69}, {"log", {69}}}));
   EXPECT_EQ(a[0].pending_writes[1].value, json::array({-69}));
+
+  // A corrupt value read while the tuples are built on two threads: named with its thread,
+  // checkpoint and channel, whichever thread reads it; nothing stored changes.
+  // (version of k, the checkpoint that stored it): one of the older half, then one of the newer.
+  for (auto [version, id] : {std::pair{"10", "009"}, std::pair{"60", "059"}}) {
+    const std::string where = std::string(" WHERE channel = 'k' AND version = '") + version + "'";
+    pg_exec(schema.dsn, "UPDATE checkpoint_blobs SET value = '{\"trunc'" + where);
+    try {
+      saver.list(whole);
+      ADD_FAILURE() << "a corrupt value must fail the read";
+    } catch (const sp::CheckpointError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("thread 't', checkpoint '") + id + "': stored value of channel 'k'"),
+                std::string::npos)
+          << e.what();
+    }
+    pg_exec(schema.dsn, std::string("UPDATE checkpoint_blobs SET value = '") + version + "'" + where);
+  }
+  EXPECT_EQ(saver.list(whole).size(), 70u);
 
   // A thread with no checkpoint lists nothing, again and again, on the same connection.
   sp::CheckpointQuery none = whole;
