@@ -3,8 +3,6 @@
 // behind get_state and update_state. Runs on the consumer's thread except save_task_writes and
 // interrupt, which run on the task's thread.
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -390,58 +388,11 @@ void PregelRun::walk_history(const std::shared_ptr<const GraphData>& graph, cons
 std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
                                               std::vector<CheckpointTuple> tuples, const ParentLink* link) {
   std::vector<StateSnapshot> out(tuples.size());
-  // Spans of changes, each from a tuple that starts again (whole, or not changes to the next one
-  // listed) up to the next such tuple: independent, so they are walked in parallel.
-  std::vector<std::pair<std::size_t, std::size_t>> spans;  // (newest, oldest) index, oldest span first
-  for (std::size_t k = tuples.size(); k-- > 0;) {
-    if (spans.empty() || !continues_next(tuples, k)) spans.emplace_back(k, k);
-    else spans.back().first = k;
-  }
-  const std::shared_ptr<ThreadPool>& pool = graph->executor;
-  if (spans.size() < 2 || tuples.size() < 64 || !pool || pool->size() == 0) {
-    for (const auto& [newest, oldest] : spans) walk_history(graph, config, tuples, out, newest, oldest, link);
-    return out;
-  }
-  // Longest first, and of equal lengths the newest (their values are the largest): the short
-  // spans fill in at the end, so the threads finish close together.
-  std::stable_sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
-    const std::size_t la = a.second - a.first, lb = b.second - b.first;
-    return la != lb ? la > lb : a.first < b.first;
-  });
-  // The caller and up to size() pool jobs claim spans from a counter; the caller waits for every
-  // claimed span, so a job starting late finds none left and touches only `shared`.
-  struct Shared {
-    std::atomic<std::size_t> next{0};
-    std::mutex mutex;
-    std::condition_variable finished;
-    std::size_t done = 0;
-    std::vector<std::exception_ptr> errors;
-  };
-  auto shared = std::make_shared<Shared>();
-  shared->errors.resize(spans.size());
-  const std::size_t n = spans.size();
-  auto work = [shared, n, &spans, &graph, &config, &tuples, &out, link] {
-    for (;;) {
-      const std::size_t i = shared->next.fetch_add(1);
-      if (i >= n) return;  // nothing left: the caller may have returned, touch nothing of it
-      try {
-        walk_history(graph, config, tuples, out, spans[i].first, spans[i].second, link);
-      } catch (...) {
-        shared->errors[i] = std::current_exception();
-      }
-      std::lock_guard lock(shared->mutex);
-      if (++shared->done == n) shared->finished.notify_all();
-    }
-  };
-  const std::size_t helpers = std::min(pool->size(), n - 1);
-  for (std::size_t i = 0; i < helpers; ++i) pool->submit(work);
-  work();
-  {
-    std::unique_lock lock(shared->mutex);
-    shared->finished.wait(lock, [&] { return shared->done == n; });
-  }
-  for (auto& e : shared->errors)
-    if (e) std::rethrow_exception(e);
+  // Oldest first on this thread: each tuple stored as changes to the one listed after it is applied
+  // to the run that read that one. (Walked on the pool's threads as well, in spans from one whole
+  // tuple to the next, the snapshots came from their malloc arenas and every history was slower
+  // on this project's 2-core machine kind: docs/performance.md, "History reads, fourth round".)
+  if (!tuples.empty()) walk_history(graph, config, tuples, out, 0, tuples.size() - 1, link);
   return out;
 }
 
