@@ -737,12 +737,14 @@ std::vector<CheckpointTuple> PostgresSaver::list(const CheckpointQuery& q) {
     if (q.checkpoint_ns) sql += " AND checkpoint_ns = " + arg("::bytea"), p.bytes(*q.checkpoint_ns);
     if (q.checkpoint_id) sql += " AND checkpoint_id = " + arg("::text"), p.bytes(*q.checkpoint_id);
     if (q.before) sql += " AND checkpoint_id < " + arg("::text"), p.bytes(*q.before);
-    sql += " ORDER BY thread_id, checkpoint_ns, checkpoint_id DESC";
     bool filtered = q.filter.is_object() && !q.filter.empty();
-    if (q.limit && !filtered) sql += " LIMIT " + std::to_string(*q.limit);
     // Every checkpoint of one thread and namespace (a whole history): its values and writes are
-    // read in the same round trip, the server reading them while the checkpoints are parsed.
+    // read in the same round trip, the server reading them while the checkpoints are parsed. Its
+    // rows are sorted here, not by the server: sorting them there (a bitmap scan's rows, whole
+    // checkpoint texts) took 0.3 of 0.6 ms for 202 checkpoints, before the first row was sent.
     const bool whole = q.thread_id && q.checkpoint_ns && !q.checkpoint_id && !q.before && !q.limit && !filtered;
+    if (!whole) sql += " ORDER BY thread_id, checkpoint_ns, checkpoint_id DESC";
+    if (q.limit && !filtered) sql += " LIMIT " + std::to_string(*q.limit);
     std::optional<Pipeline> pipeline;
     std::optional<Result> listed;
     if (whole) {
@@ -776,6 +778,8 @@ std::vector<CheckpointTuple> PostgresSaver::list(const CheckpointQuery& q) {
       rows.push_back(std::move(row));
     }
     listed.reset();
+    if (whole)  // newest first, as the statement of any other listing orders them
+      std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.id > b.id; });
     std::vector<CheckpointTuple> out;
     if (whole) {
       out = impl_->load(c, rows, &q, [&] {
