@@ -1046,6 +1046,25 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take)
   return s;
 }
 
+std::string PregelRun::last_node_seen() const {
+  // As LangGraph: every (version, node) a node has seen; none yet -> START (the update is the
+  // thread's input); else the node that saw the newest version, unless the newest two share it.
+  uint64_t best = 0;
+  int count = 0;
+  std::string name = START;
+  for (const NodeData& nd : g_->nodes)
+    for (uint64_t v : seen_[nd.id]) {
+      if (v == 0 || v < best) continue;
+      count = v == best ? count + 1 : 1;
+      best = v;
+      name = nd.name;
+    }
+  if (count > 1)
+    throw InvalidUpdateError("graph '" + g_->name + "': update_state cannot tell which node the update is from "
+                             "(the last step ran several); pass as_node (nodes: " + g_->node_list() + ")");
+  return name;
+}
+
 CheckpointConfig PregelRun::update(const json& values, const std::string& as_node) {
   Persist& p = *cp_;
   const int64_t step = p.loaded_step;
@@ -1086,38 +1105,13 @@ CheckpointConfig PregelRun::update(const json& values, const std::string& as_nod
     Value in = values;
     ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
     version_[g_->start_channel] = next_version();
-    step_ = step + 1;
+    step_ = p.has_checkpoint ? step + 1 : -1;  // a thread's first checkpoint is its input, at step -1
     save_checkpoint("input");
     return p.current;
   }
-  std::string node_name = as_node;
-  if (node_name.empty()) {
-    if (g_->nodes.size() == 2) {
-      node_name = g_->nodes[1].name;
-    } else {
-      // The node that saw the newest versions ran last; a tie is ambiguous.
-      uint64_t best = 0;
-      int count = 0;
-      for (const NodeData& nd : g_->nodes) {
-        if (nd.is_start) continue;
-        uint64_t m = 0;
-        for (uint64_t v : seen_[nd.id]) m = std::max(m, v);
-        if (m == 0) continue;
-        if (m > best) {
-          best = m;
-          count = 1;
-          node_name = nd.name;
-        } else if (m == best) {
-          ++count;
-        }
-      }
-      if (count != 1)
-        throw InvalidUpdateError("graph '" + g_->name + "': update_state cannot tell which node the update is from; "
-                                 "pass as_node (nodes: " + g_->node_list() + ")");
-    }
-  }
-  int n = g_->find_node(node_name);
-  if (n <= 0)
+  std::string node_name = as_node.empty() ? last_node_seen() : as_node;
+  int n = g_->find_node(node_name);  // __start__ too: the values as input, START's edges taken
+  if (n < 0)
     throw InvalidUpdateError("graph '" + g_->name + "': update_state as_node '" + node_name +
                              "' is not a node (nodes: " + g_->node_list() + ")");
   recycle_tasks();

@@ -249,12 +249,15 @@ class PregelRun {
   /// get_state_history: the snapshots of `tuples` (a list() read with CheckpointQuery::as_changes,
   /// newest first), in that order. A run walks them oldest first: a tuple left as changes is
   /// applied to the run of the one after it, so a history of N costs O(what the N steps changed)
-  /// plus the values shown, not N whole restores. Runs of changes that start from a whole tuple
-  /// are independent and walked in parallel on the graph's executor (the caller works too).
+  /// plus the values shown, not N whole restores. Walked on the calling thread (docs/performance.md,
+  /// "History reads, fourth round", has why not on the pool's).
   static std::vector<StateSnapshot> history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
                                             std::vector<CheckpointTuple> tuples, const ParentLink* link);
   /// update_state: applies `values` as `as_node` and stores a checkpoint. Returns its config.
   CheckpointConfig update(const json& values, const std::string& as_node);
+  /// update_state's node when none is named, chosen as LangGraph does (START on a thread no node
+  /// has run on). Throws: InvalidUpdateError when the last step ran several nodes.
+  std::string last_node_seen() const;
 
  private:
   enum class Phase { plan, running, barrier, done };

@@ -367,6 +367,85 @@ TEST_P(Persistence, UpdateStateAsEndClearsTasksAndCopyForks) {
   expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
+// Checked against LangGraph.js 1.7.3: the node update_state picks without as_node, START as a
+// node, and the step of an __input__ update.
+TEST_P(Persistence, UpdateStateOnANewThreadIsItsInputAndStartIsANode) {
+  // No as_node on a thread no node has run on: START, so the values are the input and START's
+  // edges are taken (a single-node graph too: START, not the node).
+  auto app = chain(saver);
+  app.update_state(cfg("fresh"), json{{"trace", {"u"}}, {"n", 1}});
+  auto st = app.get_state(cfg("fresh"));
+  EXPECT_EQ(st.values, json({{"trace", {"u"}}, {"n", 1}}));
+  EXPECT_EQ(st.next, std::vector<std::string>{"a"});
+  EXPECT_EQ(st.metadata["source"], "update");
+  EXPECT_EQ(st.metadata["step"], 0);
+  EXPECT_EQ(app.invoke(nullptr, cfg("fresh"))["trace"], json({"u", "a", "b", "c"}));
+
+  sp::StateGraph one(trace_schema());
+  one.add_node("a", tracer("a"));
+  one.add_edge(sp::START, "a");
+  auto single = one.compile({.checkpointer = saver});
+  single.update_state(cfg("single"), json{{"trace", {"u"}}});
+  EXPECT_EQ(single.get_state(cfg("single")).next, std::vector<std::string>{"a"});
+  EXPECT_EQ(single.invoke(nullptr, cfg("single"))["trace"], json({"u", "a"}));
+  // Paused before a after START's step: START saw the newest version, so the update is START's
+  // again and a is still next.
+  auto paused = one.compile({.checkpointer = saver, .interrupt_before = {"a"}});
+  paused.invoke(json{{"trace", {"x"}}}, cfg("paused"));
+  paused.update_state(cfg("paused"), json{{"trace", {"u"}}});
+  st = paused.get_state(cfg("paused"));
+  EXPECT_EQ(st.next, std::vector<std::string>{"a"});
+  EXPECT_EQ(st.metadata["step"], 1);
+  EXPECT_EQ(paused.invoke(nullptr, cfg("paused"))["trace"], json({"x", "u", "a"}));
+
+  // as_node START by name: its conditional edge routes on the updated state.
+  sp::StateGraph routed(trace_schema());
+  routed.add_node("low", tracer("low"));
+  routed.add_node("high", tracer("high"));
+  routed.add_conditional_edges(sp::START, [](const sp::State& s) { return sp::Route(s["n"].get<int>() > 5 ? "high" : "low"); },
+                               std::vector<std::string>{"low", "high"});
+  auto router = routed.compile({.checkpointer = saver});
+  router.update_state(cfg("routed"), json{{"n", 9}, {"trace", {"u"}}}, sp::START);
+  EXPECT_EQ(router.get_state(cfg("routed")).next, std::vector<std::string>{"high"});
+  EXPECT_EQ(router.invoke(nullptr, cfg("routed"))["trace"], json({"u", "high"}));
+
+  // __input__ on a new thread is its first checkpoint, step -1 (as an invoke's input); on a
+  // thread with checkpoints, the step after the latest.
+  app.update_state(cfg("input"), json{{"trace", {"u"}}}, "__input__");
+  st = app.get_state(cfg("input"));
+  EXPECT_EQ(st.metadata["source"], "input");
+  EXPECT_EQ(st.metadata["step"], -1);
+  EXPECT_EQ(st.next, std::vector<std::string>{"__start__"});
+  EXPECT_EQ(app.invoke(nullptr, cfg("input"))["trace"], json({"u", "a", "b", "c"}));
+  app.update_state(cfg("input"), json{{"trace", {"again"}}}, "__input__");
+  EXPECT_EQ(app.get_state(cfg("input")).metadata["step"], 4);
+  app.invoke(nullptr, cfg("input"));
+  EXPECT_EQ(sources(app.get_state_history(cfg("input"))),
+            (std::vector<std::string>{"loop:8", "loop:7", "loop:6", "loop:5", "input:4", "loop:3", "loop:2",
+                                      "loop:1", "loop:0", "input:-1"}));
+
+  // Two nodes ran last together: ambiguous.
+  sp::StateGraph par(trace_schema());
+  par.add_node("a", tracer("a"));
+  par.add_node("b", tracer("b"));
+  par.add_node("c", tracer("c"));
+  par.add_edge(sp::START, "a");
+  par.add_edge(sp::START, "b");
+  par.add_edge("a", "c");
+  par.add_edge("b", "c");
+  auto both = par.compile({.checkpointer = saver, .interrupt_before = {"c"}});
+  both.invoke(json{{"n", 1}}, cfg("both"));
+  try {
+    both.update_state(cfg("both"), json{{"trace", {"u"}}});
+    FAIL() << "an update after two parallel nodes needs as_node";
+  } catch (const sp::InvalidUpdateError& e) {
+    EXPECT_NE(std::string(e.what()).find("pass as_node"), std::string::npos) << e.what();
+  }
+  both.update_state(cfg("both"), json{{"trace", {"u"}}}, "b");
+  EXPECT_EQ(both.invoke(nullptr, cfg("both"))["trace"], json({"a", "b", "u", "c"}));
+  expect_history_reads_like_each_checkpoint(app, cfg("input"));
+}
+
 TEST_P(Persistence, ReplayFromPastCheckpointForksAndRerunsLaterSteps) {
   std::atomic<int> c_runs{0};
   sp::StateGraph g(trace_schema());

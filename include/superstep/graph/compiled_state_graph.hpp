@@ -64,9 +64,11 @@ class CompiledStateGraph {
                                                std::optional<std::string> before = std::nullopt,
                                                std::optional<std::size_t> limit = std::nullopt) const;
   /// Applies `values` as if node `as_node` had returned them (its edges and routers run too)
-  /// and saves a checkpoint with source "update". `as_node` empty: the node that ran last.
-  /// Special: END with null values ends the pending tasks; "__copy__" forks the checkpoint
-  /// unchanged; "__input__" applies `values` as a new input. On a past `checkpoint_id` the new
+  /// and saves a checkpoint with source "update". `as_node` empty: the node that ran last, or
+  /// START on a thread no node has run on (as LangGraph). START may be named: the values are
+  /// applied and START's edges taken. Special: END with null values ends the pending tasks;
+  /// "__copy__" forks the checkpoint unchanged; "__input__" applies `values` as a new input
+  /// (step -1 on a new thread). On a past `checkpoint_id` the new
   /// checkpoint forks from it. Returns: the new checkpoint's config.
   /// Throws: InvalidUpdateError (unknown node, ambiguous last node, unknown key).
   RunConfig update_state(const RunConfig& config, const json& values, const std::string& as_node = "") const;
