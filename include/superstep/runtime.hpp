@@ -47,7 +47,8 @@ class Runtime {
   /// The long-term memory store (CompileOptions::store; a subgraph without one uses its
   /// parent's), or nullptr when the graph has none.
   BaseStore* store() const;
-  /// True once the run is being stopped (a sibling failed, or the stream was dropped).
+  /// True once the run is being stopped (the stream was dropped) or a task of this step failed
+  /// (the task still runs to the end and its writes are kept; a long one may stop early).
   bool cancelled() const;
 
   /// Low level, for awaitables: runs `fn` on the run's executor.

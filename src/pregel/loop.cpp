@@ -168,7 +168,9 @@ const std::string& PregelRun::checkpoint_id() const {
   return checkpoint_id_;
 }
 
-bool PregelRun::cancelled() const noexcept { return step_run_ && step_run_->cancel.load(); }
+bool PregelRun::cancelled() const noexcept {
+  return step_run_ && (step_run_->cancel.load() || step_run_->sibling_failed.load());
+}
 
 void PregelRun::post(std::function<void()> fn) const { g_->executor->submit(std::move(fn)); }
 
@@ -285,6 +287,7 @@ void PregelRun::dispatch() {
     spare_step_run_->next.store(0, relaxed);
     spare_step_run_->inflight.store(0, relaxed);
     spare_step_run_->cancel.store(false, relaxed);
+    spare_step_run_->sibling_failed.store(false, relaxed);
   } else {
     spare_step_run_ = std::make_shared<StepRun>();
   }

@@ -153,7 +153,9 @@ struct StepRun {
   alignas(64) std::atomic<int> inflight{0};
   int max_concurrency = 0;
   bool solo = false;  // one plain task run on the consumer's thread, no pool job: no locking
-  std::atomic<bool> cancel{false};
+  std::atomic<bool> cancel{false};  // the run is being stopped: tasks not started are skipped
+  // A task failed: tasks still run (their writes are saved), Runtime::cancelled() tells them.
+  std::atomic<bool> sibling_failed{false};
   /// Claims and runs tasks until none is left (or the concurrency cap is reached).
   void work();
 };

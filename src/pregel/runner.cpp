@@ -320,7 +320,10 @@ void PregelRun::emit_returned_messages(const PregelTask& t) {
 
 void PregelRun::task_finished(PregelTask& t) {
   StepRun* sr = t.step_run;  // kept alive by step_run_ (and by pool jobs holding it)
-  if (t.error) sr->cancel = true;
+  // A node's failure does not skip its siblings: every task of the step runs and its writes are
+  // saved, whatever the order the pool takes them in (LangGraph.js starts them all, then aborts
+  // their signal), so a resume re-runs only the failed task. Runtime::cancelled() tells them.
+  if (t.error) sr->sibling_failed = true;
   if (cp_) {
     try {
       save_task_writes(t);

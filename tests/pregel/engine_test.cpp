@@ -463,29 +463,37 @@ TEST(Engine, MissingKeyReadIsKeyErrorWrappedInNodeError) {
   }
 }
 
-TEST(Engine, FailingTaskKeepsSiblingsFromStartingAndStepIsNotApplied) {
-  std::atomic<int> started{0};
+TEST(Engine, FailingTaskLetsItsSiblingsRunAndStepIsNotApplied) {
+  std::atomic<int> started{0}, told{0};
   sp::StateGraph g(trace_schema());
   g.add_node("boom", [](const sp::State&) -> json { throw std::runtime_error("boom"); });
   for (int i = 0; i < 20; ++i) {
     std::string name = "w" + std::to_string(100 + i);
-    g.add_node(name, [&](const sp::State&) {
+    g.add_node(name, [&](const sp::State&, sp::Runtime& rt) {
       ++started;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      if (rt.cancelled()) ++told;
       return json{{"trace", {"w"}}};
     });
     g.add_edge(sp::START, name);
+    g.add_edge(name, "after");
   }
+  g.add_node("after", tracer("after"));
   g.add_edge(sp::START, "boom");
   auto app = g.compile({.executor = pool(1)});
+  std::vector<sp::StreamPart> parts;
   try {
-    app.invoke(json::object(), {.max_concurrency = 1});
+    for (auto& p : app.stream(json::object(), {.max_concurrency = 1}, {sp::StreamMode::values})) parts.push_back(p);
     FAIL();
   } catch (const sp::NodeError& e) {
     EXPECT_EQ(e.node(), "boom");
   }
-  // "boom" sorts first and runs first with one worker: no sibling starts after it failed.
-  EXPECT_EQ(started, 0);
+  // "boom" sorts first and runs first with one worker; every sibling still runs (as in LangGraph,
+  // which starts them all), told that the step failed; the step is not applied, so "after" never
+  // runs and the only state seen is the input's.
+  EXPECT_EQ(started, 20);
+  EXPECT_EQ(told, 20);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].data, json({{"trace", json::array()}}));
 }
 
 TEST(Engine, InputAndOutputKeySubsets) {

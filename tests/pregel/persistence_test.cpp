@@ -319,6 +319,44 @@ TEST_P(Persistence, FailedStepResumesAndRerunsOnlyTheFailedTask) {
   expect_history_reads_like_each_checkpoint(app, cfg("t"));
 }
 
+// A failure does not skip the step's other tasks, whatever order they run in: one at a time
+// (max_concurrency 1) the failing task runs first, and every sibling still runs, has its writes
+// saved and shown by get_state, and is not run again on resume (LangGraph.js starts them all).
+TEST_P(Persistence, AFailedTaskDoesNotSkipItsSiblingsWhateverTheOrder) {
+  std::atomic<int> sibling_runs{0}, told_cancelled{0};
+  std::atomic<bool> fail{true};
+  sp::StateGraph g(trace_schema());
+  g.add_node("a_fails", [&](const sp::State&) -> sp::NodeResult {
+    if (fail) throw std::runtime_error("service down");
+    return json{{"trace", {"a_fails"}}};
+  }, {.retry = sp::RetryPolicy{.max_attempts = 1}});
+  for (std::string name : {"b", "c", "d"}) {
+    g.add_node(name, [&, name](const sp::State&, sp::Runtime& rt) {
+      ++sibling_runs;
+      if (rt.cancelled()) ++told_cancelled;
+      return json{{"trace", {name}}};
+    });
+    g.add_edge(sp::START, name);
+  }
+  g.add_edge(sp::START, "a_fails");
+  auto app = g.compile({.executor = pool(2), .checkpointer = saver});
+  sp::RunConfig one_at_a_time = cfg("t");
+  one_at_a_time.max_concurrency = 1;
+  EXPECT_THROW(app.invoke(json::object(), one_at_a_time), sp::NodeError);
+  EXPECT_EQ(sibling_runs, 3);
+  EXPECT_EQ(told_cancelled, 3);  // each ran after a_fails failed, and could have stopped early
+  auto st = app.get_state(cfg("t"));
+  EXPECT_EQ(st.next, std::vector<std::string>{"a_fails"});
+  EXPECT_EQ(st.values["trace"], json({"b", "c", "d"}));
+  ASSERT_EQ(st.tasks.size(), 4u);
+  ASSERT_TRUE(st.tasks[0].error);
+  for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(st.tasks[i].result["trace"], json({st.tasks[i].name})) << i;
+  fail = false;
+  EXPECT_EQ(app.invoke(nullptr, cfg("t"))["trace"], json({"a_fails", "b", "c", "d"}));
+  EXPECT_EQ(sibling_runs, 3);
+  expect_history_reads_like_each_checkpoint(app, cfg("t"));
+}
+
 TEST_P(Persistence, UpdateStateAsNodeRunsItsEdgesAndRejectsBadInput) {
   auto app = chain(saver, {.interrupt_before = {"b"}});
   app.invoke(json{{"n", 1}}, cfg("t"));
