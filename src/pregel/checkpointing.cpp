@@ -87,6 +87,11 @@ std::string interrupt_id(const std::string& ns, std::size_t answered) {
   return id;
 }
 
+/// Whether `key` has the form of interrupt_id's ids (32 lowercase hex digits).
+bool looks_like_interrupt_id(const std::string& key) {
+  return key.size() == 32 && std::all_of(key.begin(), key.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 std::vector<Interrupt> interrupts_from(const json& v) {
   std::vector<Interrupt> out;
   if (!v.is_array()) return out;
@@ -458,14 +463,34 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
           if (i.id == id) return &task;
         return nullptr;
       };
+      // As LangGraph: an object whose keys all look like interrupt ids answers interrupts by id;
+      // anything else is one value. An id answered before is skipped (get_state still lists the
+      // interrupts of finished tasks, as LangGraph does); an id of no interrupt is an error.
       bool by_id = r.is_object() && !r.empty();
-      for (auto it = r.begin(); by_id && it != r.end(); ++it) by_id = find_open(it.key()) != nullptr;
+      for (auto it = r.begin(); by_id && it != r.end(); ++it) by_id = looks_like_interrupt_id(it.key());
       if (open.empty())
         throw InvalidUpdateError("graph '" + g_->name + "': Command.resume given, but thread '" + config_.thread_id +
                                  "' has no pending interrupt");
       if (by_id) {
+        std::set<std::string> answered;
+        for (const PendingWrite& w : p.pending)
+          if (w.channel == kInterruptChannel && finished.count(w.task_id))
+            for (Interrupt& i : interrupts_from(w.value)) answered.insert(std::move(i.id));
+        std::string ids;
+        for (const auto& [i, task] : open) ids += (ids.empty() ? "" : ", ") + i.id;
+        bool any = false;
+        for (auto it = r.begin(); it != r.end(); ++it) {
+          if (find_open(it.key())) any = true;
+          else if (!answered.count(it.key()))
+            throw InvalidUpdateError("graph '" + g_->name + "': Command.resume answers interrupt '" + it.key() +
+                                     "', which is not pending on thread '" + config_.thread_id + "' (pending: " + ids + ")");
+        }
+        if (!any)
+          throw InvalidUpdateError("graph '" + g_->name + "': Command.resume answers only interrupts answered before on thread '" +
+                                   config_.thread_id + "' (pending: " + ids + ")");
         p.resume_map = r;
         for (auto it = r.begin(); it != r.end(); ++it) {
+          if (!find_open(it.key())) continue;  // answered before
           const std::string task = *find_open(it.key());
           json answers = json::array();
           for (const PendingWrite& w : p.pending)
@@ -997,14 +1022,19 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take)
     info.id = t->id();
     info.name = t->node->name;
     info.path = t->push ? json::array({"__pregel_push", t->push_index}) : json::array({"__pregel_pull", t->node->name});
+    // As LangGraph: a task shows the interrupts and error stored for it, answered or not (a
+    // finished task keeps the interrupt it was resumed from), and on the latest checkpoint a
+    // task holding an answer (a node paused at its second interrupt) is not in `next`.
+    bool answered = false;
+    for (const PendingWrite& w : p.pending) {
+      if (w.task_id != info.id) continue;
+      if (w.channel == kInterruptChannel) info.interrupts = interrupts_from(w.value);
+      if (w.channel == kErrorChannel) info.error = w.value.is_string() ? w.value.get<std::string>() : w.value.dump();
+      if (w.channel == kResumeChannel) answered = true;
+    }
     if (!t->cached) {
       if (!t->stream_update.is_null()) info.result = std::move(t->stream_update);  // not applied: not needed again
-      for (const PendingWrite& w : p.pending) {
-        if (w.task_id != info.id) continue;
-        if (w.channel == kInterruptChannel) info.interrupts = interrupts_from(w.value);
-        if (w.channel == kErrorChannel) info.error = w.value.is_string() ? w.value.get<std::string>() : w.value.dump();
-      }
-      s.next.push_back(info.name);
+      if (!(apply_pending && answered)) s.next.push_back(info.name);
       if (const auto& child = t->node->subgraph) {
         info.state_config = CheckpointConfig{config_.thread_id, task_ns(*t), std::nullopt};
         ParentLink link;

@@ -203,9 +203,20 @@ TEST_P(Persistence, SeveralInterruptsInOneNodeAreAnsweredInOrder) {
   auto app = g.compile({.checkpointer = saver});
   json r1 = app.invoke(json::object(), cfg("t"));
   EXPECT_EQ(r1["__interrupt__"][0]["value"], "name?");
+  auto st = app.get_state(cfg("t"));
+  EXPECT_EQ(st.next, std::vector<std::string>{"form"});
   json r2 = app.invoke(sp::Command{.resume = "ada"}, cfg("t"));
   EXPECT_EQ(r2["__interrupt__"][0]["value"], "age?");
   EXPECT_NE(r2["__interrupt__"][0]["id"], r1["__interrupt__"][0]["id"]);
+  // As LangGraph (Python and JS): the task holds an answer, so it is no longer in `next`, while
+  // its task shows the interrupt now pending.
+  st = app.get_state(cfg("t"));
+  EXPECT_TRUE(st.next.empty());
+  ASSERT_EQ(st.tasks.size(), 1u);
+  ASSERT_EQ(st.tasks[0].interrupts.size(), 1u);
+  EXPECT_EQ(st.tasks[0].interrupts[0].value, "age?");
+  ASSERT_EQ(st.interrupts.size(), 1u);
+  EXPECT_EQ(st.interrupts[0].id, r2["__interrupt__"][0]["id"]);
   json r3 = app.invoke(sp::Command{.resume = 36}, cfg("t"));
   EXPECT_EQ(r3, (json{{"out", "ada:36"}}));
   EXPECT_EQ(runs, 3);
@@ -253,7 +264,27 @@ TEST_P(Persistence, ParallelInterruptsResumedByIdAndFinishedSiblingNotRerun) {
   json r = app.invoke(sp::Command{.resume = json{{id_of["approve c"], "ok-c"}}}, cfg("t"));
   ASSERT_EQ(r["__interrupt__"].size(), 1u);
   EXPECT_EQ(r["__interrupt__"][0]["value"], "approve b");
-  r = app.invoke(sp::Command{.resume = json{{r["__interrupt__"][0]["id"].get<std::string>(), "ok-b"}}}, cfg("t"));
+  // As LangGraph: the finished task c still shows the interrupt it was resumed from, so the
+  // snapshot lists both; answering every listed id (LangGraph's pattern) answers b and skips c.
+  st = app.get_state(cfg("t"));
+  EXPECT_EQ(st.next, std::vector<std::string>{"b"});
+  ASSERT_EQ(st.interrupts.size(), 2u);
+  ASSERT_EQ(st.tasks.size(), 3u);
+  EXPECT_EQ(st.tasks[2].name, "c");
+  ASSERT_EQ(st.tasks[2].interrupts.size(), 1u);
+  EXPECT_EQ(st.tasks[2].result, (json{{"trace", {"c=ok-c"}}}));
+  // An id no interrupt of the thread has (a typo), or only answered ones: errors naming the pending id.
+  for (const json& bad : {json{{"0123456789abcdef0123456789abcdef", "?"}}, json{{id_of["approve c"], "again"}}}) {
+    try {
+      app.invoke(sp::Command{.resume = bad}, cfg("t"));
+      FAIL() << bad.dump();
+    } catch (const sp::InvalidUpdateError& e) {
+      EXPECT_NE(std::string(e.what()).find(id_of["approve b"]), std::string::npos) << e.what();
+    }
+  }
+  json every = json::object();
+  for (const sp::Interrupt& i : st.interrupts) every[i.id] = "ok-" + i.value.get<std::string>().substr(8);
+  r = app.invoke(sp::Command{.resume = every}, cfg("t"));
   EXPECT_EQ(r["trace"], json({"a", "b=ok-b", "c=ok-c", "join"}));
   EXPECT_EQ(runs["a"], 1);  // finished before the pause: never run again
   EXPECT_EQ(runs["c"], 2);  // paused, then answered
