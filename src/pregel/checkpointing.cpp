@@ -554,9 +554,10 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
       // Replaying a past checkpoint: its steps run again, as a fork of it.
       std::erase_if(p.pending, [](const PendingWrite& w) { return w.channel == kResumeChannel || w.channel == kInterruptChannel; });
       if (source != "update" && source != "fork") {
-        step_ = p.loaded_step;
-        save_checkpoint("fork");
+        // As LangGraph (Python and JS): the fork is the next step, and the replayed steps follow it.
         step_ = p.loaded_step + 1;
+        save_checkpoint("fork");
+        step_ = p.loaded_step + 2;
       }
     }
     if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});

@@ -539,6 +539,11 @@ TEST_P(Persistence, ReplayFromPastCheckpointForksAndRerunsLaterSteps) {
   auto fork = app.get_state(sp::RunConfig{.thread_id = "t", .checkpoint_id = latest.parent_config->checkpoint_id});
   EXPECT_EQ(fork.metadata["source"], "fork");
   EXPECT_EQ(fork.parent_config->checkpoint_id, before_c.config.checkpoint_id);
+  // As LangGraph (Python and JS 1.7.3): the fork is the step after the replayed checkpoint's, and
+  // the replayed step follows it.
+  EXPECT_EQ(fork.next, std::vector<std::string>{"c"});
+  EXPECT_EQ(fork.metadata["step"], before_c.metadata["step"].get<int>() + 1);
+  EXPECT_EQ(latest.metadata["step"], before_c.metadata["step"].get<int>() + 2);
 
   // A new input at a past checkpoint forks too: the state starts from that checkpoint.
   at.checkpoint_id = history[2].config.checkpoint_id;  // after a, next b
