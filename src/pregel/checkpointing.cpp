@@ -683,7 +683,7 @@ void PregelRun::save_task_writes(PregelTask& t) {
   if (t.error && is_parent_command(t.error)) return;  // not a failure: the parent graph takes it over
   if (t.error) {
     w.emplace_back(kErrorChannel, describe(t.error));
-  } else if (!t.interrupts.empty()) {
+  } else if (t.paused) {
     w.emplace_back(kInterruptChannel, interrupts_json(t.interrupts));
     if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
   } else {
@@ -934,22 +934,21 @@ void PregelRun::emit_checkpoint_part() {
                                    {"tasks", std::move(tasks)}}});
 }
 
-void PregelRun::pause(std::vector<Interrupt> interrupts) {
+void PregelRun::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
   Persist& p = *cp_;
-  const bool from_nodes = !interrupts.empty();
   p.paused = true;
   p.interrupts = std::move(interrupts);
   json list = interrupts_json(p.interrupts);
-  if (!from_nodes && wants(StreamMode::updates))
+  if (!from_tasks && wants(StreamMode::updates))
     ready_.push_back(StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}});
   if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}});
   phase_ = Phase::done;
   finish_run_or_throw();
-  if (!from_nodes) return;
+  if (!from_tasks) return;
   // The final state shows what the step's finished tasks wrote (nothing more is stored).
   std::vector<TaskPtr> done;
   for (auto& t : tasks_)
-    if (t->interrupts.empty() && !t->error) done.push_back(std::move(t));
+    if (!t->paused && !t->error) done.push_back(std::move(t));
   if (done.empty()) return;
   std::swap(tasks_, done);
   try {

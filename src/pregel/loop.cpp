@@ -363,8 +363,12 @@ void PregelRun::finish_step() {
   if (cp_) {
     // A task paused in interrupt(): the step is not applied; its finished tasks' writes are saved.
     std::vector<Interrupt> interrupts;
-    for (const auto& t : tasks_) interrupts.insert(interrupts.end(), t->interrupts.begin(), t->interrupts.end());
-    if (!interrupts.empty()) return pause(std::move(interrupts));
+    bool paused = false;
+    for (const auto& t : tasks_) {
+      paused = paused || t->paused;
+      interrupts.insert(interrupts.end(), t->interrupts.begin(), t->interrupts.end());
+    }
+    if (paused) return pause(std::move(interrupts), /*from_tasks=*/true);
   }
   apply_writes();
   if (cp_) save_checkpoint("loop");
@@ -374,7 +378,7 @@ void PregelRun::finish_step() {
     for (const auto& t : tasks_) ran.push_back(t.get());
     if (should_interrupt(cp_->interrupt_after, ran)) {
       emit_checkpoint_part();
-      return pause({});
+      return pause({}, /*from_tasks=*/false);
     }
   }
   recycle_tasks();
@@ -390,7 +394,7 @@ bool PregelRun::plan_checkpointed() {
     planned.push_back(t.get());
   }
   if (!all_cached && should_interrupt(cp_->interrupt_before, planned)) {
-    pause({});
+    pause({}, /*from_tasks=*/false);
     return true;
   }
   if (wants(StreamMode::updates))

@@ -109,6 +109,7 @@ struct PregelTask : TaskContext {
   std::vector<json> resume;                // answers for its interrupt() calls, in call order
   std::size_t interrupt_calls = 0;
   std::vector<Interrupt> interrupts;       // set when it paused in interrupt()
+  bool paused = false;                     // it paused: in interrupt(), or a subgraph stopped before/after a node
   std::vector<Interrupt> asked;            // the interrupts saved for it before (resume by id)
   std::optional<std::string> saved_error;  // get_state: the error saved for it
 
@@ -138,6 +139,7 @@ struct PregelTask : TaskContext {
     resume.clear();
     interrupt_calls = 0;
     interrupts.clear();
+    paused = false;
     asked.clear();
     saved_error.reset();
   }
@@ -305,7 +307,9 @@ class PregelRun {
   void discard_tasks();
   void match_pending_writes();
   bool should_interrupt(const std::vector<std::string>& nodes, const std::vector<PregelTask*>& tasks) const;
-  void pause(std::vector<Interrupt> interrupts);
+  /// `from_tasks`: a task paused (interrupt(), or a subgraph paused before/after a node, with no
+  /// values); otherwise the run stops before/after a node itself.
+  void pause(std::vector<Interrupt> interrupts, bool from_tasks);
   void save_checkpoint(const char* source);
   void store_checkpoint();
   void save_task_writes(PregelTask& t);

@@ -103,6 +103,7 @@ void PregelRun::run_sync(PregelTask& t) {
       t.clear_results();
       t.error = nullptr;
       t.interrupts = paused.interrupts();
+      t.paused = true;
       break;
     } catch (...) {
       t.error = std::current_exception();
@@ -128,6 +129,7 @@ void PregelRun::start_async(PregelTask& t) {
     t.coro = t.node->fn.async()(*t.input, *t.runtime);
   } catch (const GraphInterrupt& paused) {
     t.interrupts = paused.interrupts();
+    t.paused = true;
     task_finished(t);
     return;
   } catch (...) {
@@ -160,6 +162,7 @@ void PregelRun::on_async_done(PregelTask& t) {
     t.clear_results();
     t.error = nullptr;
     t.interrupts = paused.interrupts();
+    t.paused = true;
   } catch (...) {
     t.error = std::current_exception();
     t.error_from_node = in_node;
@@ -336,8 +339,8 @@ void PregelRun::task_finished(PregelTask& t) {
   }
   if (!t.node->is_start) {
     // LangGraph shows a node's returned messages (on_chain_end) before its update.
-    if (!t.error && t.interrupts.empty() && wants(StreamMode::messages)) emit_returned_messages(t);
-    if (!t.interrupts.empty() && wants(StreamMode::updates)) {
+    if (!t.error && !t.paused && wants(StreamMode::messages)) emit_returned_messages(t);
+    if (t.paused && wants(StreamMode::updates)) {
       json list = json::array();
       for (const Interrupt& i : t.interrupts) list.push_back(i.to_json());
       emit(StreamMode::updates, json{{kInterruptChannel, std::move(list)}});

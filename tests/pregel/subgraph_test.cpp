@@ -152,6 +152,51 @@ TEST_P(Subgraphs, InterruptInsideASubgraphPausesTheParentAndResumesWhereItStoppe
   EXPECT_EQ(runs.n["p2"], 1);
 }
 
+// A subgraph compiled with its own interrupt_before / interrupt_after pauses the parent (with
+// no interrupt values: `__interrupt__` is empty), and `invoke(nullptr)` continues it where it
+// stopped. (The pause used to be lost: the parent applied the subgraph as if it returned nothing
+// and ended.)
+TEST_P(Subgraphs, ASubgraphsOwnInterruptBeforeOrAfterPausesTheParent) {
+  for (bool before : {true, false}) {
+    SCOPED_TRACE(before ? "interrupt_before" : "interrupt_after");
+    Counter runs;
+    sp::StateGraph child(foo_log_schema());
+    for (std::string n : {"s1", "s2"})
+      child.add_node(n, [&runs, n](const sp::State&) {
+        runs.hit(n);
+        return json{{"log", {n}}};
+      });
+    child.add_edge(sp::START, "s1").add_edge("s1", "s2");
+    sp::CompileOptions pause;
+    if (before) pause.interrupt_before = {"s2"};
+    else pause.interrupt_after = {"s1"};
+    sp::StateGraph parent(foo_log_schema());
+    parent.add_node("pre", logger("pre"));
+    parent.add_node("sub", child.compile(pause));
+    parent.add_node("post", logger("post"));
+    parent.add_edge(sp::START, "pre").add_edge("pre", "sub").add_edge("sub", "post");
+    auto app = parent.compile({.checkpointer = saver});
+    const std::string thread = before ? "before" : "after";
+
+    std::vector<json> parts;
+    for (auto& p : app.stream(json{{"foo", 1}}, cfg(thread), {sp::StreamMode::updates})) parts.push_back(p.data);
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(parts[1], (json{{"__interrupt__", json::array()}}));
+    auto st = app.get_state(cfg(thread), /*subgraphs=*/true);
+    EXPECT_EQ(st.values["log"], json({"pre"}));
+    EXPECT_EQ(st.next, std::vector<std::string>{"sub"});
+    ASSERT_EQ(st.tasks.size(), 1u);
+    EXPECT_TRUE(st.tasks[0].interrupts.empty());
+    ASSERT_TRUE(st.tasks[0].state);
+    EXPECT_EQ(st.tasks[0].state->next, std::vector<std::string>{"s2"});
+
+    json out = app.invoke(nullptr, cfg(thread));
+    EXPECT_EQ(out["log"], json({"pre", "pre", "s1", "s2", "post"}));  // the subgraph's whole list, appended
+    EXPECT_EQ(runs.n["s1"], 1);
+    EXPECT_EQ(runs.n["s2"], 1);
+  }
+}
+
 TEST_P(Subgraphs, WithoutSubgraphsTheStreamShowsOnlyTheParent) {
   Counter runs;
   auto app = ask_parent(saver, runs);
