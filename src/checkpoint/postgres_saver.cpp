@@ -490,9 +490,32 @@ struct PostgresSaver::Impl {
         t);
   }
 
-  /// The stored values (kBlobsOfThread's columns) and pending writes (kWritesOf's) of a thread
-  /// and namespace, read along with its checkpoints.
-  using Prefetch = std::function<std::pair<Result, Result>()>;
+  /// The stored values (kBlobsOfThread's columns), then the pending writes (kWritesOf's), of a
+  /// thread and namespace, read along with its checkpoints: each call gives the next result.
+  using Prefetch = std::function<Result()>;
+
+  /// A stored value: its text and delta base, and the text parsed ahead when it was read with a
+  /// whole history (moved out by the first read of it; a text that does not parse stays for the
+  /// read that needs it, which names the checkpoint).
+  struct Blob {
+    std::string text;
+    std::optional<std::string> base;
+    std::optional<json> parsed;
+  };
+  using Blobs = std::map<std::pair<std::string, std::string>, Blob>;  // (channel, version)
+
+  /// Adds the rows of `r` (channel, version, value, delta base) to `blobs`, parsing them when `parse`.
+  static void index_blobs(const Result& r, Blobs& blobs, bool parse, const std::string& t) {
+    for (int i = 0; i < r.rows(); ++i) {
+      Blob b{r.bytes(i, 2), r.opt(i, 3), std::nullopt};
+      if (parse) try {
+          b.parsed = parse_stored(b.text, "value", t, "");
+        } catch (const CheckpointError&) {
+          // parsed again, and reported with its checkpoint, by the read that needs it
+        }
+      blobs.emplace(std::pair{r.bytes(i, 0), r.bytes(i, 1)}, std::move(b));
+    }
+  }
 
   /// Builds the tuples of `rows` (one thread and namespace). Their values and pending writes come
   /// from `prefetched` when given (called while a helper thread parses), else from one statement
@@ -504,7 +527,16 @@ struct PostgresSaver::Impl {
     const std::string& t = rows.front().thread;
     const std::string& ns = rows.front().ns;
     std::vector<json> stored(rows.size()), metadata(rows.size());
-    std::optional<Result> blob_rows, write_rows;
+    Blobs blobs;
+    std::unordered_map<std::string, std::vector<StoredWrite>> writes;  // checkpoint id
+    auto read_writes = [&](const Result& r, const std::unordered_set<std::string>* listed) {
+      for (int i = 0; i < r.rows(); ++i) {
+        std::string id = r.bytes(i, 0);
+        if (listed && !listed->count(id)) continue;  // in the range read, not listed
+        writes[id].push_back(StoredWrite{r.bytes(i, 1), r.int4(i, 2), r.bytes(i, 3),
+                                         parse_stored(r.bytes(i, 4), "pending write", t, id), r.bytes(i, 5)});
+      }
+    };
     internal::parse_on_two_threads(
         rows.size(),
         [&](std::size_t from, std::size_t to) {
@@ -514,10 +546,11 @@ struct PostgresSaver::Impl {
           }
         },
         [&] {
+          // A whole history: the values are parsed while the server reads the writes, and the
+          // writes (all of them the listed checkpoints') while the helper may still parse.
           if (!prefetched) return;
-          auto [b, w] = prefetched();
-          blob_rows.emplace(std::move(b));
-          write_rows.emplace(std::move(w));
+          index_blobs(prefetched(), blobs, /*parse=*/true, t);
+          read_writes(prefetched(), nullptr);
         });
     std::set<std::pair<std::string, std::string>> wanted;
     std::unordered_set<std::string> ids;
@@ -536,20 +569,17 @@ struct PostgresSaver::Impl {
         for (auto it = cv.begin(); it != cv.end(); ++it)
           if (!it->is_null()) wanted.emplace(it.key(), internal::version_text(*it));
     }
-    if (!blob_rows) {
+    if (!prefetched) {
       std::vector<std::string> channels, versions;
       for (const auto& [ch, ver] : wanted) {
         channels.push_back(ch);
         versions.push_back(ver);
       }
-      blob_rows.emplace(c.run("blobs_of", kBlobsOf,
-                              Params().bytes(t).bytes(ns).text(text_array(channels, "channel name")).text(text_array(versions, "version"))));
+      index_blobs(c.run("blobs_of", kBlobsOf,
+                        Params().bytes(t).bytes(ns).text(text_array(channels, "channel name")).text(text_array(versions, "version"))),
+                  blobs, /*parse=*/false, t);
     }
-    // (channel, version) -> (value text, delta base). An append's base is fetched with every
-    // other stored version of its channel, in one statement.
-    std::map<std::pair<std::string, std::string>, std::pair<std::string, std::optional<std::string>>> blobs;
-    for (int i = 0; i < blob_rows->rows(); ++i)
-      blobs.emplace(std::pair{blob_rows->bytes(i, 0), blob_rows->bytes(i, 1)}, std::pair{blob_rows->bytes(i, 2), blob_rows->opt(i, 3)});
+    // An append's base is fetched with every other stored version of its channel, in one statement.
     std::set<std::string> whole_channel;
     std::string at_id;
     internal::BlobResolver values(
@@ -559,30 +589,28 @@ struct PostgresSaver::Impl {
           // append's base may be elsewhere.
           if (it == blobs.end() && !prefetched && !wanted.count({ch, version}) && whole_channel.insert(ch).second) {
             Result all = c.run("channel_blobs", kChannelBlobs, Params().bytes(t).bytes(ns).bytes(ch));
-            for (int i = 0; i < all.rows(); ++i)
-              blobs.emplace(std::pair{ch, all.bytes(i, 0)}, std::pair{all.bytes(i, 1), all.opt(i, 2)});
+            for (int i = 0; i < all.rows(); ++i) blobs.emplace(std::pair{ch, all.bytes(i, 0)}, Blob{all.bytes(i, 1), all.opt(i, 2), std::nullopt});
             it = blobs.find({ch, version});
           }
           if (it == blobs.end()) return std::nullopt;
-          return internal::StoredBlob{parse_stored(it->second.first, "value of channel '" + ch + "'", t, at_id),
-                                      it->second.second};
+          Blob& b = it->second;
+          if (b.parsed) {
+            internal::StoredBlob out{std::move(*b.parsed), b.base};
+            b.parsed.reset();
+            return out;
+          }
+          return internal::StoredBlob{parse_stored(b.text, "value of channel '" + ch + "'", t, at_id), b.base};
         },
         "thread '" + t + "'");
-    if (!write_rows) {
+    if (!prefetched) {
       if (ids.size() >= kWritesAsRange) {
         auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
-        write_rows.emplace(c.run("writes_between", kWritesBetween, Params().bytes(t).bytes(ns).bytes(*lo).bytes(*hi)));
+        read_writes(c.run("writes_between", kWritesBetween, Params().bytes(t).bytes(ns).bytes(*lo).bytes(*hi)), &ids);
       } else {
-        write_rows.emplace(c.run("writes_of", kWritesOf,
-                                 Params().bytes(t).bytes(ns).text(text_array(std::vector<std::string>(ids.begin(), ids.end()), "checkpoint id"))));
+        read_writes(c.run("writes_of", kWritesOf,
+                          Params().bytes(t).bytes(ns).text(text_array(std::vector<std::string>(ids.begin(), ids.end()), "checkpoint id"))),
+                    &ids);
       }
-    }
-    std::unordered_map<std::string, std::vector<StoredWrite>> writes;
-    for (int i = 0; i < write_rows->rows(); ++i) {
-      std::string id = write_rows->bytes(i, 0);
-      if (!ids.count(id)) continue;  // in the range read, not listed
-      writes[id].push_back(StoredWrite{write_rows->bytes(i, 1), write_rows->int4(i, 2), write_rows->bytes(i, 3),
-                                       parse_stored(write_rows->bytes(i, 4), "pending write", t, id), write_rows->bytes(i, 5)});
     }
     for (std::size_t k = 0; k < rows.size(); ++k) {
       const Row& r = rows[k];
@@ -782,11 +810,10 @@ std::vector<CheckpointTuple> PostgresSaver::list(const CheckpointQuery& q) {
       std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.id > b.id; });
     std::vector<CheckpointTuple> out;
     if (whole) {
-      out = impl_->load(c, rows, &q, [&] {
-        Result blobs = pipeline->next();
-        Result writes = pipeline->next();
-        pipeline.reset();  // the connection is free for the statements load() may still run
-        return std::pair{std::move(blobs), std::move(writes)};
+      out = impl_->load(c, rows, &q, [&, taken = 0]() mutable {
+        Result r = pipeline->next();
+        if (++taken == 2) pipeline.reset();  // the connection is free for the statements load() may still run
+        return r;
       });
       return out;
     }
