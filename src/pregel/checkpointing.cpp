@@ -468,10 +468,17 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
       // interrupts of finished tasks, as LangGraph does); an id of no interrupt is an error.
       bool by_id = r.is_object() && !r.empty();
       for (auto it = r.begin(); by_id && it != r.end(); ++it) by_id = looks_like_interrupt_id(it.key());
-      if (open.empty())
-        throw InvalidUpdateError("graph '" + g_->name + "': Command.resume given, but thread '" + config_.thread_id +
-                                 "' has no pending interrupt");
-      if (by_id) {
+      if (open.empty() && by_id)
+        throw InvalidUpdateError("graph '" + g_->name + "': Command.resume answers interrupts by id, but thread '" +
+                                 config_.thread_id + "' has no pending interrupt");
+      if (open.empty()) {
+        // As LangGraph: no interrupt is pending, but the thread may still have tasks to run
+        // (paused before a node, or changed by update_state since it paused): the value answers
+        // the first interrupt() the run reaches. With nothing to run it would be lost: the first
+        // plan checks (resume_needs_task).
+        p.null_resume = r;
+        p.resume_needs_task = true;  // stored then, as a write of no task
+      } else if (by_id) {
         std::set<std::string> answered;
         for (const PendingWrite& w : p.pending)
           if (w.channel == kInterruptChannel && finished.count(w.task_id))
@@ -755,6 +762,14 @@ json PregelRun::interrupt(PregelTask& t, json value) {
   }
   std::string ns = t.node->name + ":" + t.id();
   throw GraphInterrupt({Interrupt{std::move(value), interrupt_id(ns, t.resume.size())}});
+}
+
+void PregelRun::store_null_resume() {
+  Persist& p = *cp_;
+  std::lock_guard lock(p.resume_mutex);
+  if (!p.null_resume || !p.current.checkpoint_id) return;
+  p.pending.push_back(PendingWrite{kNullTask, kResumeChannel, *p.null_resume});
+  p.put_writes(*p.current.checkpoint_id, kNullTask, {{kResumeChannel, *p.null_resume}});
 }
 
 json PregelRun::subgraph_resume(PregelTask& t) {

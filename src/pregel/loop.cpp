@@ -1,6 +1,7 @@
 // The superstep state machine (DESIGN §3, steps 1-7) and streaming.
 #include <algorithm>
 #include <atomic>
+#include <utility>
 
 #include "internal/ids.hpp"
 #include "pregel/persist.hpp"
@@ -252,6 +253,12 @@ void PregelRun::advance() {
       plan_tasks();
       if (cp_) {
         match_pending_writes();
+        if (std::exchange(cp_->resume_needs_task, false)) {
+          if (tasks_.empty())
+            throw InvalidUpdateError("graph '" + g_->name + "': Command.resume given, but thread '" + config_.thread_id +
+                                     "' has no pending interrupt and nothing left to run");
+          store_null_resume();
+        }
         emit_checkpoint_part();
       }
       if (tasks_.empty()) {

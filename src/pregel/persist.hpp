@@ -43,6 +43,7 @@ struct PregelRun::Persist {
   bool match_pending = false;                 // the next plan reuses writes of finished tasks
   std::mutex resume_mutex;                    // guards null_resume and resume_map
   std::optional<json> null_resume;
+  bool resume_needs_task = false;             // a resume with no interrupt pending: the first plan must run a task
   json resume_map = json::object();           // Command.resume by interrupt id (for subgraph tasks)
   std::vector<std::string> interrupt_before, interrupt_after;
   Durability durability = Durability::async;

@@ -262,6 +262,9 @@ class PregelRun {
   /// update_state's node when none is named, chosen as LangGraph does (START on a thread no node
   /// has run on). Throws: InvalidUpdateError when the last step ran several nodes.
   std::string last_node_seen() const;
+  /// Stores a resume given with no interrupt pending (Persist::resume_needs_task), once the first
+  /// plan has a task that may consume it, as a write of no task.
+  void store_null_resume();
 
  private:
   enum class Phase { plan, running, barrier, done };

@@ -175,17 +175,51 @@ TEST_P(Persistence, InterruptInNodeThenResumeWithCommand) {
   EXPECT_EQ(runs, 2);
   EXPECT_TRUE(app.get_state(cfg("t")).next.empty());
 
-  // Nothing is pending now: a resume is an error that names the thread, and stores nothing.
+  // Nothing is pending and nothing is left to run: a resume is an error that names the thread
+  // (LangGraph drops the value), and stores nothing.
   auto before = app.get_state_history(cfg("t")).size();
+  auto writes_before = saver->get_tuple({"t", "", std::nullopt})->pending_writes.size();
   try {
     app.invoke(sp::Command{.resume = "again"}, cfg("t"));
     FAIL() << "resume without an interrupt must fail";
   } catch (const sp::InvalidUpdateError& e) {
-    EXPECT_NE(std::string(e.what()).find("no pending interrupt"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no pending interrupt and nothing left to run"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("'t'"), std::string::npos) << e.what();
   }
   EXPECT_EQ(app.get_state_history(cfg("t")).size(), before);
+  EXPECT_EQ(saver->get_tuple({"t", "", std::nullopt})->pending_writes.size(), writes_before);
   expect_history_reads_like_each_checkpoint(app, cfg("t"));
+}
+
+// As LangGraph: a resume on a thread with no interrupt pending but tasks to run answers the
+// first interrupt() the run reaches. The "edit, then approve" pattern: a node pauses, the state
+// is changed with update_state (a new checkpoint, whose tasks have asked nothing yet), then the
+// answer comes; and a pause before a node continues (the value is not asked for).
+TEST_P(Persistence, AResumeWithNoInterruptPendingAnswersTheFirstInterruptTheRunReaches) {
+  std::atomic<int> asked{0};
+  sp::StateGraph g(trace_schema());
+  g.add_node("pre", tracer("pre"));
+  g.add_node("ask", [&](const sp::State& s, sp::Runtime& rt) -> sp::NodeResult {
+    ++asked;
+    json a = sp::interrupt(rt, "approve " + s.at("n").dump() + "?");
+    return json{{"trace", {"ask:" + a.get<std::string>() + ":" + s.at("n").dump()}}};
+  });
+  g.add_node("post", tracer("post"));
+  g.add_edge(sp::START, "pre").add_edge("pre", "ask").add_edge("ask", "post");
+  auto app = g.compile({.checkpointer = saver});
+  app.invoke(json{{"n", 1}}, cfg("edit"));
+  app.update_state(cfg("edit"), json{{"n", 42}});
+  auto st = app.get_state(cfg("edit"));
+  EXPECT_EQ(st.next, std::vector<std::string>{"ask"});
+  EXPECT_TRUE(st.interrupts.empty());
+  json out = app.invoke(sp::Command{.resume = "yes"}, cfg("edit"));
+  EXPECT_EQ(out["trace"], json({"pre", "ask:yes:42", "post"}));
+  EXPECT_EQ(asked, 2);
+  expect_history_reads_like_each_checkpoint(app, cfg("edit"));
+
+  auto before = chain(saver, {.interrupt_before = {"b"}});
+  before.invoke(json{{"n", 1}}, cfg("before"));
+  EXPECT_EQ(before.invoke(sp::Command{.resume = "unused"}, cfg("before"))["trace"], json({"a", "b", "c"}));
 }
 
 TEST_P(Persistence, SeveralInterruptsInOneNodeAreAnsweredInOrder) {

@@ -197,6 +197,25 @@ TEST_P(Subgraphs, ASubgraphsOwnInterruptBeforeOrAfterPausesTheParent) {
   }
 }
 
+// A paused subgraph's state edited through its own config (update_state on its namespace), then
+// the parent resumed: the answer reaches the subgraph's node, which sees the edit (as LangGraph).
+TEST_P(Subgraphs, EditingAPausedSubgraphsStateThenResumingTheParent) {
+  Counter runs;
+  auto app = ask_parent(saver, runs);
+  app.invoke(json::object(), cfg("t"));
+  auto st = app.get_state(cfg("t"), /*subgraphs=*/true);
+  ASSERT_EQ(st.tasks.size(), 1u);
+  ASSERT_TRUE(st.tasks[0].state);
+  const sp::CheckpointConfig& at = st.tasks[0].state->config;
+  app.update_state(sp::RunConfig{.thread_id = at.thread_id, .checkpoint_id = at.checkpoint_id, .checkpoint_ns = at.checkpoint_ns},
+                   json{{"foo", "edited"}}, "c1");
+  json out = app.invoke(sp::Command{.resume = "yes"}, cfg("t"));
+  EXPECT_EQ(out["foo"], "edited|yes");
+  EXPECT_EQ(out["other"], "done:edited|yes");
+  EXPECT_EQ(runs.n["c1"], 1);
+  EXPECT_EQ(runs.n["c2"], 2);
+}
+
 TEST_P(Subgraphs, WithoutSubgraphsTheStreamShowsOnlyTheParent) {
   Counter runs;
   auto app = ask_parent(saver, runs);
