@@ -589,7 +589,8 @@ struct PostgresSaver::Impl {
           // append's base may be elsewhere.
           if (it == blobs.end() && !prefetched && !wanted.count({ch, version}) && whole_channel.insert(ch).second) {
             Result all = c.run("channel_blobs", kChannelBlobs, Params().bytes(t).bytes(ns).bytes(ch));
-            for (int i = 0; i < all.rows(); ++i) blobs.emplace(std::pair{ch, all.bytes(i, 0)}, Blob{all.bytes(i, 1), all.opt(i, 2), std::nullopt});
+            for (int i = 0; i < all.rows(); ++i)
+              blobs.emplace(std::pair{ch, all.bytes(i, 0)}, Blob{all.bytes(i, 1), all.opt(i, 2), std::nullopt});
             it = blobs.find({ch, version});
           }
           if (it == blobs.end()) return std::nullopt;

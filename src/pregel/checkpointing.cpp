@@ -89,7 +89,8 @@ std::string interrupt_id(const std::string& ns, std::size_t answered) {
 
 /// Whether `key` has the form of interrupt_id's ids (32 lowercase hex digits).
 bool looks_like_interrupt_id(const std::string& key) {
-  return key.size() == 32 && std::all_of(key.begin(), key.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return key.size() == 32 &&
+         std::all_of(key.begin(), key.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 std::vector<Interrupt> interrupts_from(const json& v) {
