@@ -111,12 +111,6 @@ bool is_parent_command(const std::exception_ptr& e) {
   }
 }
 
-json interrupts_json(const std::vector<Interrupt>& list) {
-  json out = json::array();
-  for (const Interrupt& i : list) out.push_back(i.to_json());
-  return out;
-}
-
 }  // namespace
 
 // --- set-up ---

@@ -451,7 +451,7 @@ void PregelRun::emit_task_result(const PregelTask& t) {
                   {"name", t.node->name},
                   {"error", error},
                   {"result", t.error ? json::object() : result},
-                  {"interrupts", json::array()}};
+                  {"interrupts", interrupts_json(t.interrupts)}};  // the task paused on these
   if (wants(StreamMode::tasks)) emit(StreamMode::tasks, payload);
   if (wants(StreamMode::debug))
     emit(StreamMode::debug,

@@ -52,6 +52,13 @@ inline std::string describe(std::exception_ptr e) {
   }
 }
 
+/// Interrupts as LangGraph lists them: [{id, value}, ...].
+inline json interrupts_json(const std::vector<Interrupt>& list) {
+  json out = json::array();
+  for (const Interrupt& i : list) out.push_back(i.to_json());
+  return out;
+}
+
 /// What Runtime reaches: the task's identity and its run.
 class TaskContext {
  public:

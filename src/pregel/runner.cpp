@@ -341,9 +341,7 @@ void PregelRun::task_finished(PregelTask& t) {
     // LangGraph shows a node's returned messages (on_chain_end) before its update.
     if (!t.error && !t.paused && wants(StreamMode::messages)) emit_returned_messages(t);
     if (t.paused && wants(StreamMode::updates)) {
-      json list = json::array();
-      for (const Interrupt& i : t.interrupts) list.push_back(i.to_json());
-      emit(StreamMode::updates, json{{kInterruptChannel, std::move(list)}});
+      emit(StreamMode::updates, json{{kInterruptChannel, interrupts_json(t.interrupts)}});
     } else if (!t.error && wants(StreamMode::updates)) {
       emit(StreamMode::updates, json{{t.node->name, std::move(t.stream_update)}});
     }

@@ -105,6 +105,29 @@ TEST(Stream, TaskErrorAppearsInTasksModeThenStreamThrows) {
   EXPECT_EQ(seen[1]["error"], "kaput");
 }
 
+// As LangGraph.js 1.7.3: the result of a task that paused lists the interrupts it paused on.
+TEST(Stream, TasksModeShowsTheInterruptsATaskPausedOn) {
+  sp::StateGraph g(trace_schema());
+  g.add_node("ask", [](const sp::State&, sp::Runtime& rt) {
+    return json{{"trace", {"ask:" + sp::interrupt(rt, "ok?").get<std::string>()}}};
+  });
+  g.add_edge(sp::START, "ask");
+  auto app = g.compile({.checkpointer = std::make_shared<sp::InMemorySaver>()});
+  sp::RunConfig cfg;
+  cfg.thread_id = "t";
+  std::vector<json> parts;
+  for (auto& p : app.stream(json::object(), cfg, {sp::StreamMode::tasks})) parts.push_back(p.data);
+  ASSERT_EQ(parts.size(), 2u);  // the start, then the result
+  EXPECT_EQ(parts[1]["result"], json::object());
+  ASSERT_EQ(parts[1]["interrupts"].size(), 1u);
+  EXPECT_EQ(parts[1]["interrupts"][0]["value"], "ok?");
+  parts.clear();
+  for (auto& p : app.stream(sp::Command{.resume = "yes"}, cfg, {sp::StreamMode::tasks})) parts.push_back(p.data);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1]["result"], (json{{"trace", {"ask:yes"}}}));
+  EXPECT_EQ(parts[1]["interrupts"], json::array());
+}
+
 TEST(Stream, MultipleModesOnParallelStepKeepValuesAfterUpdates) {
   sp::StateGraph g(trace_schema());
   g.add_node("a", tracer("a")).add_node("b", tracer("b"));
