@@ -714,15 +714,14 @@ void PregelRun::match_pending_writes() {
         decode_write(*t, w.channel, w.value);
       }
     }
+    // What it asked before (a task that runs again asks anew; snapshot() shows them, as
+    // LangGraph, for a finished task too).
+    t->asked = std::move(t->interrupts);
+    t->interrupts.clear();
     if (t->cached) {
-      t->interrupts.clear();
-      t->saved_error.reset();
       json update = json::object();
       for (const auto& [c, v] : t->writes) update[g_->state_keys[c]] = v.to_json();
       t->stream_update = update.empty() ? json(nullptr) : std::move(update);
-    } else {
-      t->asked = std::move(t->interrupts);  // it runs again; what it asked is asked anew
-      t->interrupts.clear();
     }
   }
 }
@@ -1032,19 +1031,15 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take)
     info.id = t->id();
     info.name = t->node->name;
     info.path = t->push ? json::array({"__pregel_push", t->push_index}) : json::array({"__pregel_pull", t->node->name});
-    // As LangGraph: a task shows the interrupts and error stored for it, answered or not (a
-    // finished task keeps the interrupt it was resumed from), and on the latest checkpoint a
-    // task holding an answer (a node paused at its second interrupt) is not in `next`.
-    bool answered = false;
-    for (const PendingWrite& w : p.pending) {
-      if (w.task_id != info.id) continue;
-      if (w.channel == kInterruptChannel) info.interrupts = interrupts_from(w.value);
-      if (w.channel == kErrorChannel) info.error = w.value.is_string() ? w.value.get<std::string>() : w.value.dump();
-      if (w.channel == kResumeChannel) answered = true;
-    }
+    // As LangGraph: a task shows the interrupts and error stored for it (match_pending_writes),
+    // answered or not (a finished task keeps the interrupt it was resumed from), and on the
+    // latest checkpoint a task holding an answer (a node paused at its second interrupt) is not
+    // in `next`.
+    info.interrupts = t->asked;
+    info.error = t->saved_error;
     if (!t->cached) {
       if (!t->stream_update.is_null()) info.result = std::move(t->stream_update);  // not applied: not needed again
-      if (!(apply_pending && answered)) s.next.push_back(info.name);
+      if (!(apply_pending && !t->resume.empty())) s.next.push_back(info.name);
       if (const auto& child = t->node->subgraph) {
         info.state_config = CheckpointConfig{config_.thread_id, task_ns(*t), std::nullopt};
         ParentLink link;

@@ -117,9 +117,14 @@ struct PregelTask : TaskContext {
   std::size_t interrupt_calls = 0;
   std::vector<Interrupt> interrupts;       // set when it paused in interrupt()
   bool paused = false;                     // it paused: in interrupt(), or a subgraph stopped before/after a node
-  std::vector<Interrupt> asked;            // the interrupts saved for it before (resume by id)
+  std::vector<Interrupt> asked;            // the interrupts saved for it before (resume by id; get_state)
   std::optional<std::string> saved_error;  // get_state: the error saved for it
 
+  /// It paused (interrupt(), or a subgraph that stopped, with no interrupt values).
+  void pause_on(const GraphInterrupt& g) {
+    interrupts = g.interrupts();
+    paused = true;
+  }
   void clear_results() {
     writes.clear();
     batch.reset();

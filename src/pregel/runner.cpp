@@ -102,8 +102,7 @@ void PregelRun::run_sync(PregelTask& t) {
     } catch (const GraphInterrupt& paused) {
       t.clear_results();
       t.error = nullptr;
-      t.interrupts = paused.interrupts();
-      t.paused = true;
+      t.pause_on(paused);
       break;
     } catch (...) {
       t.error = std::current_exception();
@@ -128,8 +127,7 @@ void PregelRun::start_async(PregelTask& t) {
   try {
     t.coro = t.node->fn.async()(*t.input, *t.runtime);
   } catch (const GraphInterrupt& paused) {
-    t.interrupts = paused.interrupts();
-    t.paused = true;
+    t.pause_on(paused);
     task_finished(t);
     return;
   } catch (...) {
@@ -161,8 +159,7 @@ void PregelRun::on_async_done(PregelTask& t) {
   } catch (const GraphInterrupt& paused) {
     t.clear_results();
     t.error = nullptr;
-    t.interrupts = paused.interrupts();
-    t.paused = true;
+    t.pause_on(paused);
   } catch (...) {
     t.error = std::current_exception();
     t.error_from_node = in_node;
