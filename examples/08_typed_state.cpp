@@ -44,7 +44,7 @@ std::string generate(const std::string& question, const std::vector<std::string>
 // --- JSON state ---------------------------------------------------------------------------
 sp::CompiledStateGraph json_agent() {
   sp::StateSchema schema;
-  schema.field("question").field("chunks", sp::reducers::append).field("answer");
+  schema.field("question").field("chunks", sp::reducers::append, json::array()).field("answer");
   sp::StateGraph g(schema);
   g.add_node("retrieve", [](const sp::State& s) { return json{{"chunks", retrieve(s.get<std::string>("question"))}}; });
   g.add_node("generate", [](const sp::State& s) {

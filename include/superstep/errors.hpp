@@ -76,6 +76,14 @@ class NodeError : public Error {
   std::exception_ptr cause_;
 };
 
+/// The graph is used in a way it does not support, e.g. a node calls `interrupt()` in a graph
+/// compiled without a checkpointer (LangGraph's GraphValueError). Raised as is, not wrapped in
+/// a NodeError, even when a node's call raised it.
+class GraphValueError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// A stored checkpoint cannot be read or written.
 class CheckpointError : public Error {
  public:

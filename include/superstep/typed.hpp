@@ -82,18 +82,12 @@ struct add_messages {
   void operator()(V& current, V&& update) const {
     static_assert(requires(typename V::value_type m) { m.id = std::string(); },
                   "sp::typed::add_messages needs a container of messages with a std::string id member");
-    bool any_id = false;
-    for (const auto& m : update) any_id = any_id || !m.id.empty();
-    if (!any_id) {
-      for (auto& m : update) {
-        m.id = new_message_id();
-        current.push_back(std::move(m));
-      }
-      return;
-    }
     if (current.size() < indexed_) reset();
-    for (; indexed_ < current.size(); ++indexed_)
-      if (!current[indexed_].id.empty()) index_[current[indexed_].id] = indexed_;
+    for (; indexed_ < current.size(); ++indexed_) {
+      // As LangGraph's reducer does for both sides: a held message without an id gets one.
+      if (current[indexed_].id.empty()) current[indexed_].id = new_message_id();
+      index_[current[indexed_].id] = indexed_;
+    }
     for (auto& m : update) {
       if (m.id.empty()) m.id = new_message_id();
       auto it = index_.find(m.id);
@@ -124,6 +118,7 @@ struct Field {
   using Owner = typename internal::member_traits<decltype(Member)>::owner;
   using Type = typename internal::member_traits<decltype(Member)>::type;
   static constexpr auto member = Member;
+  using ReducerType = Reducer;
   static constexpr bool has_reducer = !std::is_same_v<Reducer, internal::NoReducer>;
   static_assert(!has_reducer || std::is_invocable_v<const Reducer&, Type&, Type&&> ||
                     std::is_invocable_r_v<Type, const Reducer&, Type, Type>,
@@ -254,7 +249,14 @@ class Update {
       list_.batch = internal::TypedBatchOf<S>::make();
       batch_ = static_cast<internal::TypedBatchOf<S>*>(list_.batch.get());
     }
-    batch_->template put<i>(T(std::forward<V>(v)), overwrite);
+    T value(std::forward<V>(v));
+    if constexpr (std::is_same_v<typename internal::FieldAt<S, i>::ReducerType, typed::add_messages>) {
+      // As LangGraph: the ids add_messages gives show in the node's `updates` part too.
+      if (!overwrite)
+        for (auto& m : value)
+          if (m.id.empty()) m.id = typed::add_messages::new_message_id();
+    }
+    batch_->template put<i>(std::move(value), overwrite);
     return *this;
   }
   internal::WriteList list_;

@@ -11,10 +11,16 @@ bool is_overwrite(const json& v, const json** inner) noexcept {
 }
 
 BinaryOperatorAggregate::BinaryOperatorAggregate(std::string key, const Reducer& reducer, std::optional<json> initial)
-    : ValueChannel<json>(std::move(key)), reducer_name_(reducer.name()), op_(reducer.instantiate()), value_(initial ? std::move(initial) : reducer.identity()) {}
+    : ValueChannel<json>(std::move(key)), reducer_name_(reducer.name()), op_(reducer.instantiate()), identity_(reducer.identity()), value_(std::move(initial)) {
+  if (value_) op_->reset(*value_);
+}
 
 BinaryOperatorAggregate::BinaryOperatorAggregate(const BinaryOperatorAggregate& other)
-    : ValueChannel<json>(other.key()), reducer_name_(other.reducer_name_), op_(other.op_->clone()), value_(other.value_) {}
+    : ValueChannel<json>(other.key()),
+      reducer_name_(other.reducer_name_),
+      op_(other.op_->clone()),
+      identity_(other.identity_),
+      value_(other.value_) {}
 
 bool BinaryOperatorAggregate::update(std::span<json> writes) {
   if (writes.empty()) return false;
@@ -32,9 +38,13 @@ bool BinaryOperatorAggregate::update(std::span<json> writes) {
     }
     if (seen_overwrite) continue;  // LangGraph: writes after an Overwrite in the same step are dropped
     if (!value_) {
-      value_ = std::move(w);
       stored_len_.reset();
-      continue;
+      if (!identity_) {
+        value_ = std::move(w);
+        continue;
+      }
+      value_ = *identity_;
+      op_->reset(*value_);
     }
     try {
       op_->reduce(*value_, std::move(w));

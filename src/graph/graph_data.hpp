@@ -118,6 +118,7 @@ struct GraphData {
   std::vector<int> channels_by_name;                 // every channel id in name order (checkpoints)
   std::vector<int> nodes_by_name;                    // node ids in name order
   std::vector<std::string> state_keys;               // for error messages
+  std::vector<int> message_keys;                     // JSON state keys under add_messages
   std::vector<NodeData> nodes;                       // node 0 is __start__
   NameIndex node_index;
   NameIndex channel_index;                           // every channel by name (checkpoints)

@@ -312,6 +312,7 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
     int id = add_channel(f.name, internal::ChannelRole::state, make_state_channel(f));
     g->key_index.insert(f.name, id);
     g->state_keys.push_back(f.name);
+    if (!b.typed && f.reducer && f.reducer->name() == reducers::add_messages.name()) g->message_keys.push_back(id);
   }
   g->num_state_keys = static_cast<int>(g->state_keys.size());
   if (b.typed) {

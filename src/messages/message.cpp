@@ -1,6 +1,7 @@
 // Message conversions between LangChain's dict form and OpenAI's chat format.
 #include "superstep/messages/message.hpp"
 
+#include "internal/ids.hpp"
 #include "superstep/errors.hpp"
 
 namespace superstep {
@@ -148,7 +149,7 @@ Message Message::from_json(const json& j) {
 
 StateSchema messages_state() {
   StateSchema s;
-  s.field("messages", reducers::add_messages);
+  s.field("messages", reducers::add_messages, json::array());  // as MessagesAnnotation: [] until written
   return s;
 }
 
@@ -165,6 +166,20 @@ void coerce_message(json& m) {
   json id = m.is_object() ? m.value("id", json(nullptr)) : json(nullptr);
   m = Message::from_json(m).to_json();
   if (!id.is_null()) m["id"] = id;
+}
+
+void assign_message_ids(json& update) {
+  auto give = [](json& m) {
+    if (!m.is_object()) return;
+    auto type = m.find("type");
+    if (type == m.end() || !type->is_string()) return;
+    auto id = m.find("id");
+    if (id == m.end() || id->is_null()) m["id"] = uuid4();
+  };
+  if (update.is_array())
+    for (json& m : update) give(m);
+  else
+    give(update);
 }
 
 }  // namespace internal

@@ -280,6 +280,13 @@ void PregelRun::run_routers(PregelTask& t, const State& state) {
                                    "', which is not in its path map (keys: " + keys + ")");
         }
         target = it->second;
+      } else if (const auto& declared = br.path_map.destinations(); !declared.empty() &&
+                 std::find(declared.begin(), declared.end(), name) == declared.end()) {
+        // As LangGraph: a router given its destinations may return only those (END included).
+        std::string list;
+        for (const auto& d : declared) list += (list.empty() ? "" : ", ") + d;
+        throw InvalidUpdateError("graph '" + g_->name + "': router of node '" + node.name + "' returned '" + name +
+                                 "', which is not among its declared destinations (" + list + ")");
       }
       if (target == END) continue;
       int id = g_->find_node(target);

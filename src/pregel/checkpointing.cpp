@@ -118,11 +118,27 @@ bool is_parent_command(const std::exception_ptr& e) {
 PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const Command& input, RunConfig config,
                      const std::vector<StreamMode>& modes, const ParentLink* link)
     : g_(std::move(graph)), config_(std::move(config)), parent_(link) {
-  if (!saver())
-    throw Error("graph '" + g_->name + "': a Command input (resume, update, go_to) needs a checkpointer "
-                "(CompileOptions::checkpointer) and a thread_id");
+  if (saver()) {
+    init(modes);
+    first(nullptr, &input);
+    return;
+  }
+  // As LangGraph: without a checkpointer a Command's update and go_to are the run's input (there
+  // is no interrupt to resume).
+  if (!input.resume.is_null())
+    throw Error("graph '" + g_->name + "': Command.resume needs a checkpointer (CompileOptions::checkpointer) "
+                "and a thread_id: without one nothing can be waiting to be resumed");
+  std::vector<std::pair<std::string, json>> writes = command_writes(input);
   init(modes);
-  first(nullptr, &input);
+  if (g_->typed) ch_[g_->start_channel]->restore(std::nullopt);
+  version_[g_->start_channel] = 0;  // no __start__ step: the writes are the input step
+  updated_.clear();
+  live_volatile_.clear();
+  PregelTask t;
+  t.run = this;
+  for (const auto& [c, v] : writes) decode_write(t, c, v);
+  apply_input_task(t);
+  if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
 }
 
 PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, const CheckpointTuple* tuple, Inspect,
@@ -432,17 +448,14 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
   const bool resume_cmd = command && !command->resume.is_null();
   const bool resuming = tuple && ((input && input->is_null()) || resume_cmd);
   const bool time_travel = config_.checkpoint_id.has_value() && !resume_cmd;
-  bool command_writes = false;
+  bool command_writes_given = false;
 
   if (command) {
-    if (command->graph == Command::PARENT)
-      throw InvalidUpdateError("graph '" + g_->name + "': a Command with graph=PARENT was given as input, but this graph has no parent");
-    if (command->resume.is_null() && command->update.is_null() && command->go_to.empty())
-      throw EmptyInputError("graph '" + g_->name + "': received an empty Command (no resume, update or go_to)");
+    std::vector<std::pair<std::string, json>> null_writes = command_writes(*command);
+    command_writes_given = !null_writes.empty();
     if (resume_cmd && !tuple)
       throw InvalidUpdateError("graph '" + g_->name + "': Command.resume given, but thread '" + config_.thread_id +
-                               "' has no checkpoint, so nothing is waiting to be resumed");
-    std::vector<std::pair<std::string, json>> null_writes;
+                                   "' has no checkpoint, so nothing is waiting to be resumed");
     if (resume_cmd) {
       // Pending interrupts: those of tasks that did not finish since.
       std::set<std::string> finished;
@@ -463,16 +476,15 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
       // interrupts of finished tasks, as LangGraph does); an id of no interrupt is an error.
       bool by_id = r.is_object() && !r.empty();
       for (auto it = r.begin(); by_id && it != r.end(); ++it) by_id = looks_like_interrupt_id(it.key());
-      if (open.empty() && by_id)
-        throw InvalidUpdateError("graph '" + g_->name + "': Command.resume answers interrupts by id, but thread '" +
-                                 config_.thread_id + "' has no pending interrupt");
       if (open.empty()) {
         // As LangGraph: no interrupt is pending, but the thread may still have tasks to run
         // (paused before a node, or changed by update_state since it paused): the value answers
-        // the first interrupt() the run reaches. With nothing to run it would be lost: the first
-        // plan checks (resume_needs_task).
+        // the first interrupt() the run reaches. With nothing to run, the thread has finished:
+        // the run returns its state and stores nothing (a client may retry a resume). The
+        // first plan tells which (resume_needs_task).
         p.null_resume = r;
         p.resume_needs_task = true;  // stored then, as a write of no task
+        p.resume_by_id_unmatched = by_id;
       } else if (by_id) {
         std::set<std::string> answered;
         for (const PendingWrite& w : p.pending)
@@ -514,34 +526,6 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
         null_writes.emplace_back(kResumeChannel, r);
       }
     }
-    if (!command->update.is_null()) {
-      if (!command->update.is_object())
-        throw InvalidUpdateError("graph '" + g_->name + "': Command.update must be an object of state keys, got " +
-                                 preview(command->update));
-      for (auto it = command->update.begin(); it != command->update.end(); ++it) {
-        if (g_->find_key(it.key()) < 0)
-          throw InvalidUpdateError("graph '" + g_->name + "': Command.update has unknown key '" + it.key() +
-                                   "' (state keys: " + g_->key_list() + ")");
-        null_writes.emplace_back(it.key(), it.value());
-      }
-      command_writes = true;
-    }
-    for (const Destination& d : command->go_to.items()) {
-      if (const Send* s = std::get_if<Send>(&d)) {
-        if (g_->find_node(s->node) <= 0)
-          throw InvalidUpdateError("graph '" + g_->name + "': Command.go_to sends to unknown node '" + s->node +
-                                   "' (nodes: " + g_->node_list() + ")");
-        null_writes.emplace_back(kTasksChannel, json{{"node", s->node}, {"arg", s->arg}});
-      } else {
-        const std::string& to = std::get<std::string>(d);
-        if (to == END) continue;
-        if (g_->find_node(to) <= 0)
-          throw InvalidUpdateError("graph '" + g_->name + "': Command.go_to names unknown node '" + to +
-                                   "' (nodes: " + g_->node_list() + ")");
-        null_writes.emplace_back(g_->channels[g_->branch_channel[g_->find_node(to)]].name, nullptr);
-      }
-      command_writes = true;
-    }
     if (!null_writes.empty()) {
       for (const auto& [c, v] : null_writes) p.pending.push_back(PendingWrite{kNullTask, c, v});
       if (tuple) p.put_writes(*p.current.checkpoint_id, kNullTask, std::move(null_writes));
@@ -549,7 +533,7 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
   }
 
   apply_null_writes();
-  if (resuming || command_writes) {
+  if (resuming || command_writes_given) {
     p.interrupt_seen = version_;
     const std::string source = p.metadata.is_object() ? p.metadata.value("source", std::string()) : std::string();
     if (time_travel) {
@@ -588,12 +572,51 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
   stop_ = step_ + config_.recursion_limit;
 }
 
+std::vector<std::pair<std::string, json>> PregelRun::command_writes(const Command& command) const {
+  if (command.graph == Command::PARENT)
+    throw InvalidUpdateError("graph '" + g_->name + "': a Command with graph=PARENT was given as input, but this graph has no parent");
+  if (command.resume.is_null() && command.update.is_null() && command.go_to.empty())
+    throw EmptyInputError("graph '" + g_->name + "': received an empty Command (no resume, update or go_to)");
+  std::vector<std::pair<std::string, json>> null_writes;
+  if (!command.update.is_null()) {
+    if (!command.update.is_object())
+      throw InvalidUpdateError("graph '" + g_->name + "': Command.update must be an object of state keys, got " +
+                               preview(command.update));
+    for (auto it = command.update.begin(); it != command.update.end(); ++it) {
+      if (g_->find_key(it.key()) < 0)
+        throw InvalidUpdateError("graph '" + g_->name + "': Command.update has unknown key '" + it.key() +
+                                 "' (state keys: " + g_->key_list() + ")");
+      null_writes.emplace_back(it.key(), it.value());
+    }
+  }
+  for (const Destination& d : command.go_to.items()) {
+    if (const Send* s = std::get_if<Send>(&d)) {
+      if (g_->find_node(s->node) <= 0)
+        throw InvalidUpdateError("graph '" + g_->name + "': Command.go_to sends to unknown node '" + s->node +
+                                 "' (nodes: " + g_->node_list() + ")");
+      null_writes.emplace_back(kTasksChannel, json{{"node", s->node}, {"arg", s->arg}});
+    } else {
+      const std::string& to = std::get<std::string>(d);
+      if (to == END) continue;
+      if (g_->find_node(to) <= 0)
+        throw InvalidUpdateError("graph '" + g_->name + "': Command.go_to names unknown node '" + to +
+                                 "' (nodes: " + g_->node_list() + ")");
+      null_writes.emplace_back(g_->channels[g_->branch_channel[g_->find_node(to)]].name, nullptr);
+    }
+  }
+  return null_writes;
+}
+
 bool PregelRun::apply_null_writes() {
   Persist& p = *cp_;
   PregelTask t;
   t.run = this;
   for (const PendingWrite& w : p.pending)
     if (w.task_id == kNullTask && !special_channel(w.channel)) decode_write(t, w.channel, w.value);
+  return apply_input_task(t);
+}
+
+bool PregelRun::apply_input_task(PregelTask& t) {
   if (t.writes.empty() && t.control.empty() && t.sends.empty()) return false;
   const uint64_t version = next_version();
   ++epoch_;
@@ -741,8 +764,8 @@ bool PregelRun::should_interrupt(const std::vector<std::string>& nodes, const st
 
 json PregelRun::interrupt(PregelTask& t, json value) {
   if (!cp_)
-    throw Error("graph '" + g_->name + "': node '" + t.node->name +
-                "' called interrupt(), which needs a checkpointer (CompileOptions::checkpointer) and a thread_id");
+    throw GraphValueError("graph '" + g_->name + "': node '" + t.node->name +
+                          "' called interrupt(), which needs a checkpointer (CompileOptions::checkpointer) and a thread_id");
   std::size_t call = t.interrupt_calls++;
   if (call < t.resume.size()) return t.resume[call];
   {
@@ -950,7 +973,9 @@ void PregelRun::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
   json list = interrupts_json(p.interrupts);
   if (!from_tasks && wants(StreamMode::updates))
     ready_.push_back(StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}});
-  if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}});
+  // (A task that paused on interrupts streamed them as it finished, `values` included.)
+  if (wants(StreamMode::values) && (!from_tasks || p.interrupts.empty()))
+    ready_.push_back(StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}});
   phase_ = Phase::done;
   finish_run_or_throw();
   if (!from_tasks) return;
@@ -960,12 +985,13 @@ void PregelRun::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
     if (!t->paused && !t->error) done.push_back(std::move(t));
   if (done.empty()) return;
   std::swap(tasks_, done);
+  const bool wrote = step_wrote_state();
   try {
     apply_writes();
   } catch (const Error&) {
     // The writes of the finished tasks conflict with each other; the stored state is intact.
   }
-  if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
+  if (wrote && wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
   for (auto& t : done)
     if (t) tasks_.push_back(std::move(t));
 }

@@ -188,6 +188,16 @@ void PregelRun::emit_part(StreamPart part) {
   cv_.notify_all();
 }
 
+void PregelRun::emit_together(std::vector<StreamPart> parts) {
+  std::erase_if(parts, [&](const StreamPart& p) { return !wants(p.mode); });
+  if (parts.empty()) return;
+  {
+    std::lock_guard lock(mutex_);
+    for (StreamPart& p : parts) shared_parts_.push_back(std::move(p));
+  }
+  cv_.notify_all();
+}
+
 void PregelRun::emit(StreamMode mode, json data) {
   if (!wants(mode)) return;
   {
@@ -253,10 +263,11 @@ void PregelRun::advance() {
       plan_tasks();
       if (cp_) {
         match_pending_writes();
-        if (std::exchange(cp_->resume_needs_task, false)) {
-          if (tasks_.empty())
-            throw InvalidUpdateError("graph '" + g_->name + "': Command.resume given, but thread '" + config_.thread_id +
-                                     "' has no pending interrupt and nothing left to run");
+        if (std::exchange(cp_->resume_needs_task, false) && !tasks_.empty()) {
+          // (With no task, the thread has finished: the run ends with its state, storing nothing.)
+          if (cp_->resume_by_id_unmatched)
+            throw InvalidUpdateError("graph '" + g_->name + "': Command.resume answers interrupts by id, but thread '" +
+                                     config_.thread_id + "' has no pending interrupt");
           store_null_resume();
         }
         emit_checkpoint_part();
@@ -377,9 +388,11 @@ void PregelRun::finish_step() {
     }
     if (paused) return pause(std::move(interrupts), /*from_tasks=*/true);
   }
+  // As LangGraph: a `values` part only after a step that wrote to the state.
+  const bool show_values = wants(StreamMode::values) && step_wrote_state();
   apply_writes();
   if (cp_) save_checkpoint("loop");
-  if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
+  if (show_values) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
   if (cp_ && !cp_->interrupt_after.empty()) {
     std::vector<PregelTask*> ran;
     for (const auto& t : tasks_) ran.push_back(t.get());
@@ -391,6 +404,16 @@ void PregelRun::finish_step() {
   recycle_tasks();
   ++step_;
   phase_ = Phase::plan;
+}
+
+bool PregelRun::step_wrote_state() const {
+  for (const auto& t : tasks_) {
+    if (!t->writes.empty()) return true;
+    if (t->batch)
+      for (int field = 0; field < g_->num_state_keys; ++field)
+        if (t->batch->writes(field)) return true;
+  }
+  return false;
 }
 
 bool PregelRun::plan_checkpointed() {

@@ -43,7 +43,8 @@ struct PregelRun::Persist {
   bool match_pending = false;                 // the next plan reuses writes of finished tasks
   std::mutex resume_mutex;                    // guards null_resume and resume_map
   std::optional<json> null_resume;
-  bool resume_needs_task = false;             // a resume with no interrupt pending: the first plan must run a task
+  bool resume_needs_task = false;             // a resume with no interrupt pending: stored if the first plan has a task
+  bool resume_by_id_unmatched = false;        // ... and it answers interrupts by id (an error when a task runs)
   json resume_map = json::object();           // Command.resume by interrupt id (for subgraph tasks)
   std::vector<std::string> interrupt_before, interrupt_after;
   Durability durability = Durability::async;

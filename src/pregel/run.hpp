@@ -219,6 +219,8 @@ class PregelRun {
   const JsonChannel* json_channel(int id) const noexcept { return static_cast<const JsonChannel*>(ch_[id]); }
   bool wants(StreamMode m) const noexcept { return (modes_ >> static_cast<int>(m)) & 1u; }
   void emit(StreamMode mode, json data);
+  /// Parts yielded one after the other, with no other thread's part in between (those wanted).
+  void emit_together(std::vector<StreamPart> parts);
   /// A part of a subgraph's run, yielded with its namespace when its mode is wanted.
   void emit_part(StreamPart part);
   const std::string& checkpoint_id() const;
@@ -286,6 +288,8 @@ class PregelRun {
   void dispatch();
   void wait_for_step();
   void finish_step();
+  /// Whether a task of the step wrote to a state key (LangGraph streams `values` only then).
+  bool step_wrote_state() const;
   void emit_task_start(const PregelTask& t);
   void emit_task_result(const PregelTask& t);
   json task_input_json(const PregelTask& t) const;
@@ -317,8 +321,14 @@ class PregelRun {
   void load_seen(const json& versions_seen);
   /// Loads the pending Sends of p.sends into pending_sends_.
   void load_sends(const std::function<void(const std::string&)>& fail);
-  /// Returns: whether it applied any write.
+  /// Command.update and Command.go_to as writes of no task (LangGraph's map_command), checked
+  /// against the graph. Throws: EmptyInputError for an empty Command, InvalidUpdateError.
+  std::vector<std::pair<std::string, json>> command_writes(const Command& command) const;
+  /// Applies the saved writes of no task (a Command's, update_state's). Returns: whether it
+  /// applied any write.
   bool apply_null_writes();
+  /// Applies `t`'s decoded writes as the input step's. Returns: whether there were any.
+  bool apply_input_task(PregelTask& t);
   void discard_tasks();
   void match_pending_writes();
   bool should_interrupt(const std::vector<std::string>& nodes, const std::vector<PregelTask*>& tasks) const;

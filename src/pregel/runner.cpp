@@ -3,6 +3,7 @@
 
 #include "pregel/persist.hpp"
 #include "pregel/run.hpp"
+#include "superstep/messages/message.hpp"
 
 namespace superstep {
 
@@ -83,6 +84,20 @@ void PregelRun::run_start_task(PregelTask& t) {
   task_finished(t);
 }
 
+namespace {
+/// A GraphValueError raised inside a node (interrupt() without a checkpointer) is the graph's
+/// misuse, not the node's failure: raised as is (LangGraph), never retried.
+bool misuse(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const GraphValueError&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+}  // namespace
+
 bool PregelRun::should_retry(PregelTask& t) const {
   const auto& policy = t.node->retry;
   if (!policy || !t.error || !t.error_from_node) return false;
@@ -106,7 +121,7 @@ void PregelRun::run_sync(PregelTask& t) {
       break;
     } catch (...) {
       t.error = std::current_exception();
-      t.error_from_node = in_node;
+      t.error_from_node = in_node && !misuse(t.error);
       t.clear_results();
       if (!should_retry(t)) break;
       std::this_thread::sleep_for(t.node->retry->interval_after(t.attempt));
@@ -133,7 +148,7 @@ void PregelRun::start_async(PregelTask& t) {
   } catch (...) {
     // Threw before its first suspension point: same as a failed attempt.
     t.error = std::current_exception();
-    t.error_from_node = true;
+    t.error_from_node = !misuse(t.error);
     if (should_retry(t)) {
       auto delay = std::chrono::duration_cast<std::chrono::nanoseconds>(t.node->retry->interval_after(t.attempt));
       ++t.attempt;
@@ -162,7 +177,7 @@ void PregelRun::on_async_done(PregelTask& t) {
     t.pause_on(paused);
   } catch (...) {
     t.error = std::current_exception();
-    t.error_from_node = in_node;
+    t.error_from_node = in_node && !misuse(t.error);
     t.clear_results();
     if (should_retry(t)) {
       auto delay = std::chrono::duration_cast<std::chrono::nanoseconds>(t.node->retry->interval_after(t.attempt));
@@ -245,6 +260,9 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
     if (!update->is_object())
       throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' returned " + preview(*update) +
                                ", expected an object of state keys, a Command, or nothing");
+    // As LangGraph: the ids add_messages gives a node's messages show in its `updates` part too.
+    for (int key : g_->message_keys)
+      if (auto it = update->find(g_->state_keys[key]); it != update->end()) assign_message_ids(*it);
     if (keep_copy) t.stream_update = *update;
     t.writes.reserve(update->size());
     for (auto& [key, value] : update->items()) {
@@ -337,7 +355,13 @@ void PregelRun::task_finished(PregelTask& t) {
   if (!t.node->is_start) {
     // LangGraph shows a node's returned messages (on_chain_end) before its update.
     if (!t.error && !t.paused && wants(StreamMode::messages)) emit_returned_messages(t);
-    if (t.paused && wants(StreamMode::updates)) {
+    if (t.paused && !t.interrupts.empty()) {
+      // As LangGraph: the task's interrupts as an `updates` part and, right after it (no other
+      // task's part in between), a `values` part.
+      json list = interrupts_json(t.interrupts);
+      emit_together({StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}},
+                     StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}}});
+    } else if (t.paused && wants(StreamMode::updates)) {
       emit(StreamMode::updates, json{{kInterruptChannel, interrupts_json(t.interrupts)}});
     } else if (!t.error && wants(StreamMode::updates)) {
       emit(StreamMode::updates, json{{t.node->name, std::move(t.stream_update)}});

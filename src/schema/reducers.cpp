@@ -83,8 +83,11 @@ class AddMessagesReducer final : public Reducer::Instance {
  public:
   void reduce(json& value, json&& update) override {
     if (value.is_null()) value = json::array();
-    if (!value.is_array())
-      throw InvalidUpdateError("reducer 'add_messages' needs an array of messages, the key holds " + type_of(value));
+    if (!value.is_array()) {
+      // As LangGraph: a single message held is a list of one (coerced and given an id below).
+      value = json::array({std::move(value)});
+      reset(value);
+    }
     json incoming = std::move(update);
     if (!incoming.is_array()) incoming = json::array({std::move(incoming)});
     for (json& m : incoming) coerce(m);
@@ -102,7 +105,7 @@ class AddMessagesReducer final : public Reducer::Instance {
         break;
       }
     }
-    sync_index(value);
+    if (!sync_index(value)) appended_ = false;
     bool removed = false;
     std::vector<char> remove_mark;
     for (std::size_t i = first; i < incoming.size(); ++i) {
@@ -160,16 +163,26 @@ class AddMessagesReducer final : public Reducer::Instance {
     if (id == m.end() || id->is_null()) m["id"] = internal::uuid4();
     else if (!id->is_string()) m["id"] = id->dump();
   }
-  void sync_index(const json& value) {
+  /// Indexes the messages of `value` not indexed yet. As LangGraph's reducer does for both
+  /// sides, a held message that is not a message dict yet is coerced, and one without an id gets
+  /// one. Returns false when it changed a held message that way.
+  bool sync_index(json& value) {
     if (indexed_ > value.size()) {
       index_.clear();
       indexed_ = 0;
     }
+    bool unchanged = true;
     for (; indexed_ < value.size(); ++indexed_) {
-      const json& m = value[indexed_];
+      json& m = value[indexed_];
       auto id = m.is_object() ? m.find("id") : m.end();
-      if (id != m.end() && id->is_string()) index_[id->get<std::string>()] = indexed_;
+      if (id == m.end() || !id->is_string()) {
+        coerce(m);
+        unchanged = false;
+        id = m.find("id");
+      }
+      index_[id->get<std::string>()] = indexed_;
     }
+    return unchanged;
   }
   std::unordered_map<std::string, std::size_t> index_;
   std::size_t indexed_ = 0;

@@ -164,8 +164,10 @@ TEST_P(Persistence, InterruptInNodeThenResumeWithCommand) {
   EXPECT_EQ(st.interrupts.size(), 1u);
 
   json parts = collect(app.stream(sp::Command{.resume = "yes"}, cfg("t"), {sp::StreamMode::updates, sp::StreamMode::values}));
+  // The resume's first `values` part is the state it resumes from: nothing written yet ("trace"
+  // has no default), as LangGraph.
   json expected = json::parse(R"([
-    ["values", {"trace": []}],
+    ["values", {}],
     ["updates", {"ask": {"answer": "yes", "trace": ["ask"]}}],
     ["values", {"answer": "yes", "trace": ["ask"]}],
     ["updates", {"after": {"trace": ["after"]}}],
@@ -175,17 +177,17 @@ TEST_P(Persistence, InterruptInNodeThenResumeWithCommand) {
   EXPECT_EQ(runs, 2);
   EXPECT_TRUE(app.get_state(cfg("t")).next.empty());
 
-  // Nothing is pending and nothing is left to run: a resume is an error that names the thread
-  // (LangGraph drops the value), and stores nothing.
+  // Nothing is pending and nothing is left to run: the thread has finished. As LangGraph, a
+  // resume (a client retrying one, say; by value or by id) returns the final state, streams it
+  // as one `values` part, runs nothing and stores nothing.
   auto before = app.get_state_history(cfg("t")).size();
   auto writes_before = saver->get_tuple({"t", "", std::nullopt})->pending_writes.size();
-  try {
-    app.invoke(sp::Command{.resume = "again"}, cfg("t"));
-    FAIL() << "resume without an interrupt must fail";
-  } catch (const sp::InvalidUpdateError& e) {
-    EXPECT_NE(std::string(e.what()).find("no pending interrupt and nothing left to run"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("'t'"), std::string::npos) << e.what();
-  }
+  const json final_state = {{"answer", "yes"}, {"trace", {"ask", "after"}}};
+  EXPECT_EQ(app.invoke(sp::Command{.resume = "again"}, cfg("t")), final_state);
+  EXPECT_EQ(app.invoke(sp::Command{.resume = json{{id, "again"}}}, cfg("t")), final_state);
+  EXPECT_EQ(collect(app.stream(sp::Command{.resume = "again"}, cfg("t"), {sp::StreamMode::updates, sp::StreamMode::values})),
+            json::array({json::array({"values", final_state})}));
+  EXPECT_EQ(runs, 2);
   EXPECT_EQ(app.get_state_history(cfg("t")).size(), before);
   EXPECT_EQ(saver->get_tuple({"t", "", std::nullopt})->pending_writes.size(), writes_before);
   expect_history_reads_like_each_checkpoint(app, cfg("t"));
@@ -255,6 +257,43 @@ TEST_P(Persistence, SeveralInterruptsInOneNodeAreAnsweredInOrder) {
   EXPECT_EQ(r3, (json{{"out", "ada:36"}}));
   EXPECT_EQ(runs, 3);
   expect_history_reads_like_each_checkpoint(app, cfg("t"));
+}
+
+TEST_P(Persistence, AnInterruptAmongParallelTasksStreamsItsValuesPartRightAfterItsUpdates) {
+  // As LangGraph: the task that paused streams {"__interrupt__": [...]} as `updates` and at once
+  // as `values`, whichever sibling finishes after it; then, as the step ends, the state with the
+  // finished siblings' writes. A step that writes nothing streams no `values` part.
+  sp::StateGraph g(trace_schema());
+  g.add_node("fan", [](const sp::State&) {});
+  g.add_conditional_edges("fan", [](const sp::State&) {
+    std::vector<sp::Send> out;
+    for (int i = 0; i < 4; ++i) out.push_back(sp::Send{"work", json{{"n", i}}});
+    return sp::Route{std::move(out)};
+  });
+  g.add_node("work", [](const sp::State& s, sp::Runtime& rt) -> sp::NodeResult {
+    int n = s.get<int>("n");
+    if (n == 1) sp::interrupt(rt, "approve 1");
+    return json{{"trace", {"w" + std::to_string(n)}}};
+  });
+  g.add_edge(sp::START, "fan");
+  for (std::size_t workers : {1u, 2u}) {
+    auto app = g.compile({.executor = pool(workers), .checkpointer = saver});
+    const std::string thread = "t" + std::to_string(workers);
+    json parts = collect(app.stream(json::object(), cfg(thread), {sp::StreamMode::updates, sp::StreamMode::values}));
+    std::size_t at = parts.size();
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      if (parts[i][0] == "updates" && parts[i][1].contains("__interrupt__")) at = i;
+    ASSERT_LT(at + 1, parts.size()) << parts;
+    EXPECT_EQ(parts[at + 1][0], "values") << parts;
+    EXPECT_EQ(parts[at + 1][1], parts[at][1]) << parts;
+    EXPECT_EQ(parts[0], json::parse(R"(["updates", {"fan": null}])")) << "no values part before: nothing was written";
+    EXPECT_EQ(parts.back(), json::parse(R"(["values", {"trace": ["w0", "w2", "w3"]}])")) << parts;
+    int updates = 0;
+    for (const json& p : parts) updates += p[0] == "updates";
+    EXPECT_EQ(updates, 5) << parts;  // fan, three workers, the interrupt
+    json done = app.invoke(sp::Command{.resume = "yes"}, cfg(thread));
+    EXPECT_EQ(done["trace"], json({"w0", "w1", "w2", "w3"}));  // the step applied whole, in Send order
+  }
 }
 
 TEST_P(Persistence, ParallelInterruptsResumedByIdAndFinishedSiblingNotRerun) {
@@ -348,7 +387,7 @@ TEST_P(Persistence, InterruptBeforeAndAfterAtCompileTimeAndPerCall) {
   sp::RunConfig c = cfg("t2");
   c.interrupt_before = std::vector<std::string>{"*"};
   out = plain.invoke(json{{"n", 1}}, c);
-  EXPECT_EQ(out["trace"], json::array());
+  EXPECT_EQ(out, (json{{"n", 1}, {"__interrupt__", json::array()}}));  // paused before "a": "trace" (no default) unwritten
   EXPECT_EQ(plain.get_state(cfg("t2")).next, std::vector<std::string>{"a"});
   c.interrupt_before = std::vector<std::string>{"zzz"};
   EXPECT_THROW(plain.invoke(nullptr, c), sp::Error);
@@ -882,17 +921,29 @@ TEST_P(Persistence, HistoryReadIncrementallyEqualsEachCheckpointThroughForksPaus
 }
 
 TEST_P(Persistence, InterruptWithoutCheckpointerIsAClearError) {
+  // As LangGraph: GraphValueError, raised as it is (not wrapped in the node's error) and not
+  // retried, even under a policy that retries every error.
+  std::atomic<int> runs{0};
   sp::StateSchema s;
   s.field("v");
   sp::StateGraph g(s);
-  g.add_node("ask", [](const sp::State&, sp::Runtime& rt) -> sp::NodeResult { return json{{"v", sp::interrupt(rt, 1)}}; });
+  sp::RetryPolicy always{.initial_interval = 0, .jitter = false};
+  always.retry_on = [](std::exception_ptr) { return true; };
+  g.add_node("ask", [&](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    ++runs;
+    return json{{"v", sp::interrupt(rt, 1)}};
+  }, {.retry = always});
   g.add_edge(sp::START, "ask");
   try {
     g.compile().invoke(json::object());
     FAIL();
   } catch (const sp::NodeError& e) {
-    EXPECT_NE(std::string(e.what()).find("needs a checkpointer"), std::string::npos) << e.what();
+    FAIL() << "wrapped: " << e.what();
+  } catch (const sp::GraphValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'ask' called interrupt(), which needs a checkpointer"), std::string::npos)
+        << e.what();
   }
+  EXPECT_EQ(runs, 1);
 }
 
 TEST_P(Persistence, AConversationStoredAsAppendsReadsBackWholeThroughReplacesAndOverwrites) {
@@ -940,11 +991,11 @@ TEST_P(Persistence, AConversationStoredAsAppendsReadsBackWholeThroughReplacesAnd
   std::reverse(stored.begin(), stored.end());
   EXPECT_EQ(stored, seen);
   EXPECT_EQ(app.get_state(cfg("conv")).values["messages"], seen.back());
-  // `messages` reaches the saver 21 times: its empty start value in the first checkpoint, then
-  // twice per turn (the human message, the answer). Stored whole: the empty start, the replace
-  // at turn 5 and the overwrite at turn 8; the other 18 as appends.
+  // `messages` (no default: no value until written) reaches the saver 20 times, twice per turn
+  // (the human message, the answer). Stored whole: the first message, the replace at turn 5 and
+  // the overwrite at turn 8; the other 17 as appends.
   EXPECT_EQ(counting->whole.load(), 3);
-  EXPECT_EQ(counting->appends.load(), 18);
+  EXPECT_EQ(counting->appends.load(), 17);
   expect_history_reads_like_each_checkpoint(app, cfg("conv"));
 }
 

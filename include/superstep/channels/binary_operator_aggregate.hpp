@@ -12,7 +12,9 @@ namespace superstep {
 
 class BinaryOperatorAggregate : public ValueChannel<json> {
  public:
-  /// `initial` is the schema default, else the reducer's identity, else empty.
+  /// `initial` is the schema default; without one the key is empty until its first write (as a
+  /// LangGraph annotation without `default`), which is folded into the reducer's identity (so
+  /// add_messages gives it ids) or, for a reducer without one, taken as it is.
   BinaryOperatorAggregate(std::string key, const Reducer& reducer, std::optional<json> initial);
   BinaryOperatorAggregate(const BinaryOperatorAggregate& other);
 
@@ -45,6 +47,7 @@ class BinaryOperatorAggregate : public ValueChannel<json> {
  private:
   std::string reducer_name_;
   std::unique_ptr<Reducer::Instance> op_;
+  std::optional<json> identity_;
   std::optional<json> value_;
   std::optional<std::size_t> stored_len_;  // length at the last mark_stored(), while only appended to
 };

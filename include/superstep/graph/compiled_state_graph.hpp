@@ -45,10 +45,13 @@ class CompiledStateGraph {
   Task<json> ainvoke(json input, RunConfig config = {}) const;
   Task<json> ainvoke(Command input, RunConfig config) const;
 
+  /// Runs the graph, yielding its parts as they are produced. `modes` defaults to `updates`,
+  /// as a compiled StateGraph in LangGraph (Python and JS); with several modes, each part says
+  /// its mode. A Command input (update, go_to) runs without a checkpointer too; its resume needs one.
   Stream stream(const json& input, const RunConfig& config = {},
-                std::vector<StreamMode> modes = {StreamMode::values}) const;
+                std::vector<StreamMode> modes = {StreamMode::updates}) const;
   Stream stream(const Command& input, const RunConfig& config = {},
-                std::vector<StreamMode> modes = {StreamMode::values}) const;
+                std::vector<StreamMode> modes = {StreamMode::updates}) const;
 
   // --- persistence (needs a checkpointer; `config.thread_id` names the thread) ---
 

@@ -168,7 +168,8 @@ class TypedCompiledGraph {
     graph_.invoke_typed(std::move(input).take(), config, [&](void* state) { out = std::move(*static_cast<S*>(state)); });
     return out;
   }
-  /// With a checkpointer: resumes interrupts / applies Command.update / routes, on config's thread.
+  /// A Command: applies Command.update and routes; with a checkpointer, on config's thread, also
+  /// resumes interrupts.
   /// (Templates so that `invoke({}, config)` still means an empty Update<S>.)
   template <class C>
     requires std::same_as<std::remove_cvref_t<C>, Command>
@@ -193,7 +194,7 @@ class TypedCompiledGraph {
   }
   /// Streams like CompiledStateGraph::stream; parts carry JSON renderings of the typed values.
   Stream stream(Update<S> input = {}, const RunConfig& config = {},
-                std::vector<StreamMode> modes = {StreamMode::values}) const {
+                std::vector<StreamMode> modes = {StreamMode::updates}) const {
     return graph_.stream_typed(std::move(input).take(), config, std::move(modes));
   }
   /// The untyped face: get_graph(), warnings(), and invoke/stream with JSON in and out.

@@ -70,6 +70,11 @@ namespace internal {
 /// LangChain message dict in place. Dicts already in that form, and dicts with neither `type`
 /// nor `role`, are kept as they are.
 void coerce_message(json& m);
+/// Gives each LangChain message dict of `update` (one message or a list) that has no id the id
+/// add_messages would give it, before the reducer runs, so a node's `updates` part shows it (as
+/// in LangGraph, whose reducer sets the id on the node's own message object). Strings, pairs and
+/// OpenAI dicts are left as given: the reducer coerces them into new messages.
+void assign_message_ids(json& update);
 }  // namespace internal
 
 }  // namespace superstep
