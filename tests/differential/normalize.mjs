@@ -15,10 +15,12 @@ import { readFileSync } from "node:fs";
 const MESSAGE_TYPES = new Set(["human", "ai", "system", "tool", "remove"]);
 
 function isMessage(v) {
-  return v && typeof v === "object" && !Array.isArray(v) && MESSAGE_TYPES.has(v.type) && "content" in v;
+  return v && typeof v === "object" && !Array.isArray(v) && MESSAGE_TYPES.has(v.type) && ("content" in v || v.type === "remove");
 }
 
 function message(m) {
+  // A remove message's content means nothing (LangChain.js gives it [], superstep none).
+  if (m.type === "remove") return { type: "remove", id: m.id ?? null };
   const out = { type: m.type, content: m.content, id: m.id ?? null };
   if (m.name) out.name = m.name;
   if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((c) => ({ id: c.id, name: c.name, args: c.args }));

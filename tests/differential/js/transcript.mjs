@@ -38,6 +38,9 @@ function plain(value) {
   return out;
 }
 
+// LangGraph.js logs retries with console.log: keep stdout for the transcript.
+console.log = (...args) => console.error(...args);
+
 export function emit(line) {
   process.stdout.write(JSON.stringify(plain(line)) + "\n");
 }
