@@ -4,7 +4,8 @@
 //     what both sides have: values, next, tasks {id, name, path, interrupts, error presence,
 //     result, state}, metadata {source, step}, the checkpoint id, namespace and parent id; task
 //     events (`tasks`, `debug`) lose LangGraph.js' metadata and timestamps; an error becomes
-//     `true` (messages differ); messages keep type, content, id, name, tool_calls, tool_call_id;
+//     `true` (messages differ); `messages` parts keep their metadata's langgraph_* keys and
+//     checkpoint_ns; messages keep type, content, id, name, tool_calls, tool_call_id;
 //  2. object keys are sorted recursively (superstep's JSON objects are ordered by key:
 //     docs/semantics.md#differences-from-langgraph);
 //  3. random ids (UUIDs of checkpoints, tasks, runs and messages; 32-hex interrupt ids) become
@@ -83,6 +84,13 @@ function part(p) {
   const out = { ...p };
   if (p.mode === "checkpoints") out.data = snapshot(p.data);
   else if (p.mode === "tasks") out.data = taskEvent(p.data);
+  else if (p.mode === "messages" && Array.isArray(p.data) && p.data[1] && typeof p.data[1] === "object") {
+    // [message, metadata]: the metadata's langgraph_* keys and checkpoint_ns (LangChain.js adds
+    // tags, name and ls_integration).
+    const md = {};
+    for (const [k, v] of Object.entries(p.data[1])) if (k.startsWith("langgraph_") || k === "checkpoint_ns") md[k] = v;
+    out.data = [p.data[0], md];
+  }
   else if (p.mode === "debug") {
     const d = { type: p.data.type, step: p.data.step };
     d.payload = p.data.type === "checkpoint" ? snapshot(p.data.payload) : taskEvent(p.data.payload);

@@ -208,6 +208,7 @@ Register resume_finished{{"resume_finished", true, [](Ctx& c) {
                             auto app = chain_graph({"a"}).compile(c.opts());
                             invoke(app, json{{"n", 1}}, thread());
                             invoke(app, json(nullptr), thread());
+                            invoke(app, sp::Command{.resume = "late"}, thread());
                           }}};
 
 Register send_interrupt{{"send_interrupt", true, [](Ctx& c) {

@@ -105,6 +105,19 @@ Register node_returns_nothing{{"node_returns_nothing", false, [](Ctx& c) {
                                  stream(g.compile(c.plain()), json{{"n", 1}}, {}, {Mode::updates});
                                }}};
 
+Register mode_messages{{"mode_messages", false, [](Ctx& c) {
+                          sp::StateSchema s;
+                          s.field("messages", sp::reducers::add_messages, json::array());
+                          sp::StateGraph g(s);
+                          g.add_node("bot", [](const sp::State&) {
+                            return json{{"messages", {{{"type", "ai"}, {"content", "hi there"}, {"id", "ai-1"}}}}};
+                          });
+                          g.add_edge(sp::START, "bot");
+                          stream(g.compile(c.plain()),
+                                 json{{"messages", {{{"type", "human"}, {"content", "hello"}, {"id", "h-1"}}}}}, {},
+                                 {Mode::messages, Mode::updates});
+                        }}};
+
 Register empty_input{{"empty_input", false, [](Ctx& c) {
                         auto app = chain(c, {"a"});
                         stream(app, json::object(), {}, {Mode::updates, Mode::values});

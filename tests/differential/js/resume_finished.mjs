@@ -5,3 +5,4 @@ const app = new StateGraph(TraceState)
   .addNode("a", tracer("a")).addEdge(START, "a").compile({ checkpointer: new MemorySaver() });
 await invoke(app, { n: 1 }, THREAD);
 await invoke(app, null, THREAD);
+await invoke(app, new Command({ resume: "late" }), THREAD);
