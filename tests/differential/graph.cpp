@@ -25,7 +25,7 @@ Register uneven_branches{{"uneven_branches", false, [](Ctx& c) {
                             for (std::string n : {"a", "b", "b2", "c"}) g.add_node(n, tracer(n));
                             g.add_edge(sp::START, "a").add_edge(sp::START, "b").add_edge("b", "b2");
                             g.add_edge("a", "c").add_edge("b2", "c");
-                            stream(g.compile(c.plain()), json{{"n", 1}}, {}, {Mode::updates});
+                            stream(g.compile(c.plain()), json{{"n", 1}}, {}, {Mode::updates, Mode::values});
                           }}};
 
 Register uneven_join{{"uneven_join", false, [](Ctx& c) {
@@ -184,13 +184,13 @@ Register defer{{"defer", false, [](Ctx& c) {
                   for (std::string n : {"a", "a2", "b"}) g.add_node(n, tracer(n));
                   g.add_node("d", tracer("d"), {.defer = true});
                   g.add_edge(sp::START, "a").add_edge(sp::START, "b").add_edge("a", "a2").add_edge("a2", "d").add_edge("b", "d");
-                  stream(g.compile(c.plain()), json{{"n", 1}}, {}, {Mode::updates});
+                  stream(g.compile(c.plain()), json{{"n", 1}}, {}, {Mode::updates, Mode::values});
                   sp::StateGraph j(trace_schema());
                   for (std::string n : {"a", "b", "b2", "b3"}) j.add_node(n, tracer(n));
                   j.add_node("d", tracer("d"), {.defer = true});
                   j.add_edge(sp::START, "a").add_edge(sp::START, "b").add_edge("b", "b2").add_edge("b2", "b3");
                   j.add_edge({"a", "b"}, "d");
-                  stream(j.compile(c.plain()), json{{"n", 1}}, {}, {Mode::updates});
+                  stream(j.compile(c.plain()), json{{"n", 1}}, {}, {Mode::updates, Mode::values});
                 }}};
 
 Register overwrite{{"overwrite", false, [](Ctx& c) {

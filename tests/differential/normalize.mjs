@@ -8,7 +8,8 @@
 //     checkpoint_ns; messages keep type, content, id, name, tool_calls, tool_call_id;
 //  2. object keys are sorted recursively (superstep's JSON objects are ordered by key:
 //     docs/semantics.md#differences-from-langgraph);
-//  3. random ids (UUIDs of checkpoints, tasks, runs and messages; 32-hex interrupt ids) become
+//  3. runs of consecutive `updates` parts are sorted (completion order is no contract; below);
+//  4. random ids (UUIDs of checkpoints, tasks, runs and messages; 32-hex interrupt ids) become
 //     <id1>, <id2>, ... in order of appearance in the transcript.
 // Usage: node normalize.mjs < transcript > normalised
 import { readFileSync } from "node:fs";
@@ -119,24 +120,46 @@ function sortKeys(v) {
 
 const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])/g;
 
+// `updates` parts come in completion order (docs/semantics.md#the-loop, step 4; LangGraph.js
+// too), which is no contract: a run of consecutive `updates` parts of one namespace is sorted
+// (ids masked). Scenarios with parallel tasks also stream `values`, whose parts separate steps.
+function sortUpdateRuns(lines) {
+  const key = (s) => s.replace(ID, "<id>");
+  const runOf = (s) => {
+    const m = /^\{"part":\{"data":.*,"mode":"updates","ns":(\[.*\])\}\}$/.exec(s);
+    return m ? m[1] : null;
+  };
+  const out = [];
+  for (let i = 0; i < lines.length; ) {
+    const ns = runOf(lines[i]);
+    let j = i + 1;
+    if (ns !== null) while (j < lines.length && runOf(lines[j]) === ns) j++;
+    const run = lines.slice(i, j);
+    if (run.length > 1) run.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    out.push(...run);
+    i = j;
+  }
+  return out;
+}
+
 export function normalize(text) {
   const ids = new Map();
-  const out = [];
+  const lines = [];
   for (const raw of text.split("\n")) {
     if (!raw.trim()) continue;
     let v;
     try {
       v = JSON.parse(raw);
     } catch {
-      out.push(`<not JSON> ${raw}`);
+      lines.push(`<not JSON> ${raw}`);
       continue;
     }
-    const s = JSON.stringify(sortKeys(messages(line(v))));
-    out.push(s.replace(ID, (id) => {
-      if (!ids.has(id)) ids.set(id, `<id${ids.size + 1}>`);
-      return ids.get(id);
-    }));
+    lines.push(JSON.stringify(sortKeys(messages(line(v)))));
   }
+  const out = sortUpdateRuns(lines).map((s) => s.replace(ID, (id) => {
+    if (!ids.has(id)) ids.set(id, `<id${ids.size + 1}>`);
+    return ids.get(id);
+  }));
   return out.join("\n") + "\n";
 }
 
