@@ -1,0 +1,8 @@
+// checkpoints mode: one part per stored checkpoint (input, then one per step).
+import { StateGraph, START, MemorySaver } from "@langchain/langgraph";
+import { TraceState, tracer, stream, THREAD } from "./transcript.mjs";
+const app = new StateGraph(TraceState)
+  .addNode("a", tracer("a")).addNode("b", tracer("b")).addEdge(START, "a").addEdge("a", "b")
+  .compile({ checkpointer: new MemorySaver() });
+await stream(app, { n: 1 }, THREAD, ["checkpoints"]);
+await stream(app, { n: 2 }, THREAD, ["checkpoints", "updates"]);

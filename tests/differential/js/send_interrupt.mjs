@@ -1,0 +1,10 @@
+// An interrupt in one of several parallel Send tasks; resumed by value.
+import { StateGraph, START, MemorySaver, interrupt, Command, Send } from "@langchain/langgraph";
+import { TraceState, stream, state, THREAD } from "./transcript.mjs";
+const app = new StateGraph(TraceState)
+  .addNode("w", (s) => ({ trace: [s.n === 2 ? "w2:" + interrupt("need input for 2") : "w" + s.n] }))
+  .addConditionalEdges(START, () => [1, 2, 3].map((n) => new Send("w", { n })))
+  .compile({ checkpointer: new MemorySaver() });
+await stream(app, { n: 0 }, THREAD, ["updates", "values"]);
+await state(app, THREAD);
+await stream(app, new Command({ resume: "ok" }), THREAD, ["updates", "values"]);

@@ -1,0 +1,168 @@
+// Normalises a transcript (one JSON value per line, from js/<scenario>.mjs or from
+// superstep-differential) so that LangGraph.js and superstep can be diffed:
+//  1. snapshots (state, history, `checkpoints` parts, `debug` checkpoint payloads) are reduced to
+//     what both sides have: values, next, tasks {id, name, path, interrupts, error presence,
+//     result, state}, metadata {source, step}, the checkpoint id, namespace and parent id; task
+//     events (`tasks`, `debug`) lose LangGraph.js' metadata and timestamps; an error becomes
+//     `true` (messages differ); `messages` parts keep their metadata's langgraph_* keys and
+//     checkpoint_ns; messages keep type, content, id, name, tool_calls, tool_call_id;
+//  2. object keys are sorted recursively (superstep's JSON objects are ordered by key:
+//     docs/semantics.md#differences-from-langgraph);
+//  3. runs of consecutive `updates` parts are sorted (completion order is no contract; below);
+//  4. random ids (UUIDs of checkpoints, tasks, runs and messages; 32-hex interrupt ids) become
+//     <id1>, <id2>, ... in order of appearance in the transcript.
+// Usage: node normalize.mjs < transcript > normalised
+import { readFileSync } from "node:fs";
+
+const MESSAGE_TYPES = new Set(["human", "ai", "system", "tool", "remove"]);
+
+function isMessage(v) {
+  return v && typeof v === "object" && !Array.isArray(v) && MESSAGE_TYPES.has(v.type) && ("content" in v || v.type === "remove");
+}
+
+function message(m) {
+  // A remove message's content means nothing (LangChain.js gives it [], superstep none).
+  if (m.type === "remove") return { type: "remove", id: m.id ?? null };
+  const out = { type: m.type, content: m.content, id: m.id ?? null };
+  if (m.name) out.name = m.name;
+  if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((c) => ({ id: c.id, name: c.name, args: c.args }));
+  if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
+  return out;
+}
+
+function messages(v) {
+  if (Array.isArray(v)) return v.map(messages);
+  if (isMessage(v)) return message(v);
+  if (v && typeof v === "object") {
+    const out = {};
+    for (const [k, x] of Object.entries(v)) out[k] = messages(x);
+    return out;
+  }
+  return v;
+}
+
+const configurable = (c) => (c && c.configurable) || {};
+
+function checkpointRef(config) {
+  const c = configurable(config);
+  const out = { checkpoint_id: c.checkpoint_id ?? null };
+  if (c.checkpoint_ns) out.checkpoint_ns = c.checkpoint_ns;
+  return out;
+}
+
+function snapshotTask(t) {
+  const out = { id: t.id, name: t.name, path: t.path, interrupts: t.interrupts ?? [] };
+  if (t.error !== undefined && t.error !== null) out.error = true;
+  if (t.result !== undefined && t.result !== null) out.result = t.result;
+  if (t.state) out.state = t.state.values !== undefined ? snapshot(t.state) : checkpointRef(t.state);
+  return out;
+}
+
+function snapshot(s) {
+  if (!s || typeof s !== "object") return s;
+  const parent = s.parentConfig ?? s.parent_config;
+  const md = s.metadata ?? {};
+  const out = {
+    values: s.values,
+    next: s.next,
+    tasks: (s.tasks ?? []).map(snapshotTask),
+    metadata: md.source === undefined ? {} : { source: md.source, step: md.step },
+    ...checkpointRef(s.config),
+    parent_checkpoint_id: parent ? configurable(parent).checkpoint_id ?? null : null,
+  };
+  return out;
+}
+
+function taskEvent(t) {
+  const out = { ...t };
+  delete out.metadata;
+  if (out.error === null || out.error === undefined) delete out.error;
+  else out.error = true;
+  return out;
+}
+
+function part(p) {
+  const out = { ...p };
+  if (p.mode === "checkpoints") out.data = snapshot(p.data);
+  else if (p.mode === "tasks") out.data = taskEvent(p.data);
+  else if (p.mode === "messages" && Array.isArray(p.data) && p.data[1] && typeof p.data[1] === "object") {
+    // [message, metadata]: the metadata's langgraph_* keys and checkpoint_ns (LangChain.js adds
+    // tags, name and ls_integration).
+    const md = {};
+    for (const [k, v] of Object.entries(p.data[1])) if (k.startsWith("langgraph_") || k === "checkpoint_ns") md[k] = v;
+    out.data = [p.data[0], md];
+  }
+  else if (p.mode === "debug") {
+    const d = { type: p.data.type, step: p.data.step };
+    d.payload = p.data.type === "checkpoint" ? snapshot(p.data.payload) : taskEvent(p.data.payload);
+    out.data = d;
+  }
+  return out;
+}
+
+function line(v) {
+  if (v.state !== undefined) return { state: snapshot(v.state) };
+  if (v.history !== undefined) return { history: v.history.map(snapshot) };
+  if (v.config !== undefined) return { config: v.config === null ? null : checkpointRef(v.config) };
+  if (v.part !== undefined) return { part: part(v.part) };
+  return v;
+}
+
+function sortKeys(v) {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === "object") {
+    const out = {};
+    for (const k of Object.keys(v).sort()) out[k] = sortKeys(v[k]);
+    return out;
+  }
+  return v;
+}
+
+const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])/g;
+
+// `updates` parts come in completion order (docs/semantics.md#the-loop, step 4; LangGraph.js
+// too), which is no contract: a run of consecutive `updates` parts of one namespace is sorted
+// (ids masked). Scenarios with parallel tasks also stream `values`, whose parts separate steps.
+function sortUpdateRuns(lines) {
+  const key = (s) => s.replace(ID, "<id>");
+  const runOf = (s) => {
+    const m = /^\{"part":\{"data":.*,"mode":"updates","ns":(\[.*\])\}\}$/.exec(s);
+    return m ? m[1] : null;
+  };
+  const out = [];
+  for (let i = 0; i < lines.length; ) {
+    const ns = runOf(lines[i]);
+    let j = i + 1;
+    if (ns !== null) while (j < lines.length && runOf(lines[j]) === ns) j++;
+    const run = lines.slice(i, j);
+    if (run.length > 1) run.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    out.push(...run);
+    i = j;
+  }
+  return out;
+}
+
+export function normalize(text) {
+  const ids = new Map();
+  const lines = [];
+  for (const raw of text.split("\n")) {
+    if (!raw.trim()) continue;
+    let v;
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      lines.push(`<not JSON> ${raw}`);
+      continue;
+    }
+    lines.push(JSON.stringify(sortKeys(messages(line(v)))));
+  }
+  const out = sortUpdateRuns(lines).map((s) => s.replace(ID, (id) => {
+    if (!ids.has(id)) ids.set(id, `<id${ids.size + 1}>`);
+    return ids.get(id);
+  }));
+  return out.join("\n") + "\n";
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.stdout.write(normalize(readFileSync(0, "utf8")));
+}

@@ -1,0 +1,74 @@
+// The C++ side of the differential suite (tests/differential/README.md): each scenario builds a
+// graph with superstep and prints, through these helpers, the transcript lines its LangGraph.js
+// twin (js/<scenario>.mjs, helpers js/transcript.mjs) prints: stream parts, results, errors by
+// LangGraph's class name (a NodeError by its cause's message), snapshots, histories and
+// update_state configs, one JSON value per line. normalize.mjs reduces both the same way.
+#pragma once
+
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <superstep/superstep.hpp>
+
+namespace diff {
+
+namespace sp = superstep;
+using sp::json;
+using Mode = sp::StreamMode;
+
+/// What a scenario runs with: the saver (fresh per run; null for scenarios without one).
+struct Ctx {
+  std::shared_ptr<sp::CheckpointSaver> saver;
+  std::string saver_name;
+  /// Compile options with the saver and a one-worker executor: parallel tasks then finish in
+  /// plan order, as LangGraph.js' synchronous nodes do, so `updates` parts arrive in one order.
+  sp::CompileOptions opts(sp::CompileOptions o = {}) const;
+  /// Same without the checkpointer (a scenario comparing with and without one).
+  sp::CompileOptions plain(sp::CompileOptions o = {}) const;
+};
+
+struct Scenario {
+  std::string name;
+  bool checkpointed = false;
+  std::function<void(Ctx&)> run;
+  std::function<void(Ctx&)> typed;  ///< the same graph over a struct (`<name>.typed`), or empty
+};
+
+std::vector<Scenario>& registry();
+
+/// Registers a scenario at static initialisation: `static diff::Register r{{"name", true, fn}};`
+struct Register {
+  explicit Register(Scenario s) { registry().push_back(std::move(s)); }
+};
+
+/// A RunConfig on thread `id`.
+sp::RunConfig thread(const std::string& id = "t1");
+
+void emit(const json& line);
+/// {"error": {"name": <LangGraph class>}} or {"error": {"node_error": <cause>}}.
+json error_line(std::exception_ptr e);
+void note(const std::string& text);
+
+/// Streams with `modes` and prints {"part": {mode, ns, data}} per part; an empty `modes` uses
+/// the default mode and prints {"raw": data}. Errors are printed, not thrown.
+void stream(const sp::CompiledStateGraph& app, const json& input, const sp::RunConfig& cfg, std::vector<Mode> modes);
+void stream(const sp::CompiledStateGraph& app, const sp::Command& input, const sp::RunConfig& cfg, std::vector<Mode> modes);
+void invoke(const sp::CompiledStateGraph& app, const json& input, const sp::RunConfig& cfg = {});
+void invoke(const sp::CompiledStateGraph& app, const sp::Command& input, const sp::RunConfig& cfg);
+void state(const sp::CompiledStateGraph& app, const sp::RunConfig& cfg, bool subgraphs = false);
+void history(const sp::CompiledStateGraph& app, const sp::RunConfig& cfg, const json& filter = nullptr,
+             std::optional<std::string> before = std::nullopt, std::optional<std::size_t> limit = std::nullopt);
+/// Prints {"config": ...} and returns the new config (nullopt after printing an error).
+std::optional<sp::RunConfig> update(const sp::CompiledStateGraph& app, const sp::RunConfig& cfg, const json& values,
+                                    const std::string& as_node = "");
+
+/// The `trace` schema most scenarios use: `trace` appends (default []), `n` is a plain value.
+sp::StateSchema trace_schema();
+/// A node appending its name to `trace`.
+sp::NodeFn tracer(const std::string& name);
+
+}  // namespace diff
