@@ -949,21 +949,28 @@ void PregelRun::emit_checkpoint_part() {
   Persist& p = *cp_;
   if (!p.checkpoint_to_emit) return;
   p.checkpoint_to_emit = false;
-  if (!wants(StreamMode::checkpoints)) return;
+  if (!wants(StreamMode::checkpoints) && !wants(StreamMode::debug)) return;
   json next = json::array();
   json tasks = json::array();
   for (const auto& t : tasks_) {
     next.push_back(t->node->name);
-    tasks.push_back(json{{"id", t->id()}, {"name", t->node->name}, {"interrupts", json::array()}});
+    tasks.push_back(json{{"id", t->id()}, {"name", t->node->name}, {"path", task_path(*t)}, {"interrupts", json::array()}});
   }
-  ready_.push_back(StreamPart{StreamMode::checkpoints,
-                              {},
-                              json{{"config", p.current.to_json()},
-                                   {"metadata", p.metadata},
-                                   {"values", state_json()},
-                                   {"next", std::move(next)},
-                                   {"parent_config", p.parent ? p.parent->to_json() : json(nullptr)},
-                                   {"tasks", std::move(tasks)}}});
+  json payload = {{"config", p.current.to_json()},
+                  {"metadata", p.metadata},
+                  {"values", state_json()},
+                  {"next", std::move(next)},
+                  {"parent_config", p.parent ? p.parent->to_json() : json(nullptr)},
+                  {"tasks", std::move(tasks)}};
+  // As LangGraph: `debug` wraps each checkpoint too (after the `checkpoints` part), at its step.
+  if (wants(StreamMode::debug)) {
+    json step = p.metadata.is_object() ? p.metadata.value("step", json(step_ - 1)) : json(step_ - 1);
+    json event = {{"step", std::move(step)}, {"type", "checkpoint"}, {"timestamp", now_iso8601()}, {"payload", payload}};
+    if (wants(StreamMode::checkpoints)) ready_.push_back(StreamPart{StreamMode::checkpoints, {}, std::move(payload)});
+    ready_.push_back(StreamPart{StreamMode::debug, {}, std::move(event)});
+    return;
+  }
+  ready_.push_back(StreamPart{StreamMode::checkpoints, {}, std::move(payload)});
 }
 
 void PregelRun::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
@@ -1056,7 +1063,7 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take)
     superstep::PregelTask info;
     info.id = t->id();
     info.name = t->node->name;
-    info.path = t->push ? json::array({"__pregel_push", t->push_index}) : json::array({"__pregel_pull", t->node->name});
+    info.path = task_path(*t);
     // As LangGraph: a task shows the interrupts and error stored for it (match_pending_writes),
     // answered or not (a finished task keeps the interrupt it was resumed from), and on the
     // latest checkpoint a task holding an answer (a node paused at its second interrupt) is not

@@ -26,6 +26,10 @@ const std::string& TaskContext::id() const {
   return id_;
 }
 
+json task_path(const TaskContext& t) {
+  return t.push ? json::array({"__pregel_push", t.push_index}) : json::array({"__pregel_pull", t.node->name});
+}
+
 const json* ChannelView::find(std::string_view key) const {
   int id = run_->g_->find_key(key);
   if (id < 0) return nullptr;

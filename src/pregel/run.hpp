@@ -59,6 +59,10 @@ inline json interrupts_json(const std::vector<Interrupt>& list) {
   return out;
 }
 
+/// A task's path as LangGraph shows it: ["__pregel_pull", node] or ["__pregel_push", index].
+class TaskContext;
+json task_path(const TaskContext& t);
+
 /// What Runtime reaches: the task's identity and its run.
 class TaskContext {
  public:

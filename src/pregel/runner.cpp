@@ -284,7 +284,7 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
 }
 
 json PregelRun::message_metadata(const PregelTask& t) const {
-  json path = t.push ? json::array({"__pregel_push", t.push_index}) : json::array({"__pregel_pull", t.node->name});
+  json path = task_path(t);
   std::string ns = task_ns(t);
   return json{{"langgraph_step", t.step},          {"langgraph_node", t.node->name},
               {"langgraph_triggers", trigger_names(t)}, {"langgraph_path", std::move(path)},

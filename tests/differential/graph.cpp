@@ -235,6 +235,21 @@ Register interrupt_plain{{"interrupt_plain", false, [](Ctx& c) {
                             stream(g.compile(c.plain()), json{{"n", 1}}, {}, {Mode::updates});
                           }}};
 
+Register add_messages_ids{{"add_messages_ids", false, [](Ctx& c) {
+                             sp::StateSchema s;
+                             s.field("messages", sp::reducers::add_messages,
+                                     json{{"type", "human"}, {"content", "single"}});
+                             sp::StateGraph g(s);
+                             g.add_node("a", [](const sp::State&) {
+                               return json{{"messages", {{{"type", "ai"}, {"content", "no id yet"}}}}};
+                             });
+                             g.add_node("b", [](const sp::State&) {
+                               return json{{"messages", {{"type", "ai"}, {"content", "one, not a list"}}}};
+                             });
+                             g.add_edge(sp::START, "a").add_edge("a", "b");
+                             stream(g.compile(c.plain()), json::object(), {}, {Mode::updates, Mode::values});
+                           }}};
+
 Register add_messages{{"add_messages", false, [](Ctx& c) {
                          sp::StateSchema s;
                          s.field("messages", sp::reducers::add_messages, json::array());

@@ -8,7 +8,8 @@
 //     checkpoint_ns; messages keep type, content, id, name, tool_calls, tool_call_id;
 //  2. object keys are sorted recursively (superstep's JSON objects are ordered by key:
 //     docs/semantics.md#differences-from-langgraph);
-//  3. runs of consecutive `updates` parts are sorted (completion order is no contract; below);
+//  3. runs of consecutive `updates` parts are sorted (completion order is no contract; below;
+//     a paused task's interrupt `updates` part and the `values` part after it move together);
 //  4. random ids (UUIDs of checkpoints, tasks, runs and messages; 32-hex interrupt ids) become
 //     <id1>, <id2>, ... in order of appearance in the transcript.
 // Usage: node normalize.mjs < transcript > normalised
@@ -123,20 +124,39 @@ const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![0-
 // `updates` parts come in completion order (docs/semantics.md#the-loop, step 4; LangGraph.js
 // too), which is no contract: a run of consecutive `updates` parts of one namespace is sorted
 // (ids masked). Scenarios with parallel tasks also stream `values`, whose parts separate steps.
+// A task that paused streams `updates` {"__interrupt__": ...} and right after it (a contract:
+// no sibling's part in between) `values` with the same data: the two move as one.
 function sortUpdateRuns(lines) {
   const key = (s) => s.replace(ID, "<id>");
-  const runOf = (s) => {
-    const m = /^\{"part":\{"data":.*,"mode":"updates","ns":(\[.*\])\}\}$/.exec(s);
-    return m ? m[1] : null;
+  const partOf = (s) => {
+    const m = /^\{"part":\{"data":(.*),"mode":"(updates|values)","ns":(\[.*\])\}\}$/.exec(s);
+    return m ? { data: m[1], mode: m[2], ns: m[3] } : null;
   };
+  // Units: an `updates` part, with the `values` part that repeats its interrupts; other lines alone.
+  const units = [];
+  for (let i = 0; i < lines.length; i++) {
+    const p = partOf(lines[i]);
+    if (p && p.mode === "updates") {
+      const next = i + 1 < lines.length ? partOf(lines[i + 1]) : null;
+      if (p.data.startsWith('{"__interrupt__"') && next && next.mode === "values" && next.ns === p.ns && next.data === p.data) {
+        units.push({ ns: p.ns, lines: [lines[i], lines[i + 1]] });
+        i++;
+      } else {
+        units.push({ ns: p.ns, lines: [lines[i]] });
+      }
+    } else {
+      units.push({ ns: null, lines: [lines[i]] });
+    }
+  }
   const out = [];
-  for (let i = 0; i < lines.length; ) {
-    const ns = runOf(lines[i]);
+  for (let i = 0; i < units.length; ) {
+    const ns = units[i].ns;
     let j = i + 1;
-    if (ns !== null) while (j < lines.length && runOf(lines[j]) === ns) j++;
-    const run = lines.slice(i, j);
-    if (run.length > 1) run.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-    out.push(...run);
+    if (ns !== null) while (j < units.length && units[j].ns === ns) j++;
+    const run = units.slice(i, j);
+    const k = (u) => key(u.lines.join("\n"));
+    if (run.length > 1) run.sort((a, b) => (k(a) < k(b) ? -1 : k(a) > k(b) ? 1 : 0));
+    for (const u of run) out.push(...u.lines);
     i = j;
   }
   return out;

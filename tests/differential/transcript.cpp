@@ -66,6 +66,8 @@ json error_line(std::exception_ptr e) {
     return named("KeyError");
   } catch (const sp::CheckpointError&) {
     return named("CheckpointError");
+  } catch (const sp::GraphValueError&) {
+    return named("GraphValueError");
   } catch (const sp::Error& other) {
     // No LangGraph class to map to: superstep's plain Error, with its message.
     return json{{"error", {{"name", "Error"}, {"superstep", other.what()}}}};
