@@ -16,6 +16,7 @@
 // converted to JSON (nlohmann's to_json/from_json) only at boundaries: stream parts, checkpoints.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -88,6 +89,7 @@ struct add_messages {
       if (current[indexed_].id.empty()) current[indexed_].id = new_message_id();
       index_[current[indexed_].id] = indexed_;
     }
+    checked_ = std::max(checked_, indexed_);
     for (auto& m : update) {
       if (m.id.empty()) m.id = new_message_id();
       auto it = index_.find(m.id);
@@ -98,16 +100,27 @@ struct add_messages {
         current.push_back(std::move(m));
       }
     }
-    indexed_ = current.size();
+    indexed_ = checked_ = current.size();
+  }
+  /// Messages whose ids are all new (given by Update::set): appended without an index lookup;
+  /// held messages not seen yet still get ids. The index catches up when an update needs it.
+  template <class V>
+  void append_fresh(V& current, V&& update) const {
+    if (current.size() < checked_) reset();
+    for (; checked_ < current.size(); ++checked_)
+      if (current[checked_].id.empty()) current[checked_].id = new_message_id();
+    for (auto& m : update) current.push_back(std::move(m));
+    checked_ = current.size();
   }
   /// The channel's value was replaced (a new run, an Overwrite, a restore): forget the index.
   void reset() const {
     index_.clear();
-    indexed_ = 0;
+    indexed_ = checked_ = 0;
   }
   static std::string new_message_id();
   mutable std::unordered_map<std::string, std::size_t> index_;
   mutable std::size_t indexed_ = 0;
+  mutable std::size_t checked_ = 0;  // held messages before this have ids
 };
 }  // namespace typed
 
@@ -149,6 +162,7 @@ template <class T>
 struct FieldWrite {
   T value;
   bool overwrite = false;
+  bool fresh_ids = false;  ///< add_messages: every message got a new id from Update::set
 };
 template <class T>
   requires std::is_constructible_v<json, const T&>
@@ -250,13 +264,19 @@ class Update {
       batch_ = static_cast<internal::TypedBatchOf<S>*>(list_.batch.get());
     }
     T value(std::forward<V>(v));
+    bool fresh_ids = false;
     if constexpr (std::is_same_v<typename internal::FieldAt<S, i>::ReducerType, typed::add_messages>) {
-      // As LangGraph: the ids add_messages gives show in the node's `updates` part too.
-      if (!overwrite)
-        for (auto& m : value)
-          if (m.id.empty()) m.id = typed::add_messages::new_message_id();
+      // As LangGraph: the ids add_messages gives show in the node's `updates` part too. When
+      // every message gets a new one, the reducer may append them without looking them up.
+      if (!overwrite) {
+        fresh_ids = true;
+        for (auto& m : value) {
+          if (!m.id.empty()) fresh_ids = false;
+          else m.id = typed::add_messages::new_message_id();
+        }
+      }
     }
-    batch_->template put<i>(std::move(value), overwrite);
+    batch_->template put<i>(std::move(value), overwrite, fresh_ids);
     return *this;
   }
   internal::WriteList list_;

@@ -101,16 +101,6 @@ std::vector<Interrupt> interrupts_from(const json& v) {
   return out;
 }
 
-bool is_parent_command(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const ParentCommand&) {
-    return true;
-  } catch (...) {
-    return false;
-  }
-}
-
 }  // namespace
 
 // --- set-up ---
@@ -705,7 +695,7 @@ void PregelRun::decode_write(PregelTask& t, const std::string& channel, const js
 void PregelRun::save_task_writes(PregelTask& t) {
   if (!cp_ || t.cached || t.synthetic) return;
   std::vector<std::pair<std::string, json>> w;
-  if (t.error && is_parent_command(t.error)) return;  // not a failure: the parent graph takes it over
+  if (t.error && holds<ParentCommand>(t.error)) return;  // not a failure: the parent graph takes it over
   if (t.error) {
     w.emplace_back(kErrorChannel, describe(t.error));
   } else if (t.paused) {

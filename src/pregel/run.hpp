@@ -52,6 +52,18 @@ inline std::string describe(std::exception_ptr e) {
   }
 }
 
+/// Whether `e` holds an exception of type E (or derived from it).
+template <class E>
+bool holds(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const E&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 /// Interrupts as LangGraph lists them: [{id, value}, ...].
 inline json interrupts_json(const std::vector<Interrupt>& list) {
   json out = json::array();

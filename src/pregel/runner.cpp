@@ -87,15 +87,7 @@ void PregelRun::run_start_task(PregelTask& t) {
 namespace {
 /// A GraphValueError raised inside a node (interrupt() without a checkpointer) is the graph's
 /// misuse, not the node's failure: raised as is (LangGraph), never retried.
-bool misuse(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const GraphValueError&) {
-    return true;
-  } catch (...) {
-    return false;
-  }
-}
+bool misuse(const std::exception_ptr& e) { return holds<GraphValueError>(e); }
 }  // namespace
 
 bool PregelRun::should_retry(PregelTask& t) const {

@@ -204,12 +204,23 @@ Register history_filter{{"history_filter", true, [](Ctx& c) {
                            history(app, thread(), nullptr, all.at(3).config.checkpoint_id, 3);
                          }}};
 
-Register resume_finished{{"resume_finished", true, [](Ctx& c) {
-                            auto app = chain_graph({"a"}).compile(c.opts());
-                            invoke(app, json{{"n", 1}}, thread());
-                            invoke(app, json(nullptr), thread());
-                            invoke(app, sp::Command{.resume = "late"}, thread());
-                          }}};
+sp::TypedStateGraph<Trace> typed_chain(std::vector<std::string> names) {
+  sp::TypedStateGraph<Trace> g;
+  for (const auto& n : names) g.add_node(n, [n](const Trace&) { return trace_of(n); });
+  g.add_edge(sp::START, names[0]);
+  for (std::size_t i = 0; i + 1 < names.size(); ++i) g.add_edge(names[i], names[i + 1]);
+  return g;
+}
+
+void resume_finished_steps(const sp::CompiledStateGraph& app) {
+  invoke(app, json{{"n", 1}}, thread());
+  invoke(app, json(nullptr), thread());
+  invoke(app, sp::Command{.resume = "late"}, thread());
+}
+
+Register resume_finished{{"resume_finished", true,
+                          [](Ctx& c) { resume_finished_steps(chain_graph({"a"}).compile(c.opts())); },
+                          [](Ctx& c) { resume_finished_steps(typed_chain({"a"}).compile(c.opts()).json_graph()); }}};
 
 Register send_interrupt{{"send_interrupt", true, [](Ctx& c) {
                            sp::StateGraph g(trace_schema());
@@ -229,12 +240,15 @@ Register send_interrupt{{"send_interrupt", true, [](Ctx& c) {
                            stream(app, sp::Command{.resume = "ok"}, thread(), {Mode::updates, Mode::values});
                          }}};
 
-Register command_input{{"command_input", true, [](Ctx& c) {
-                          auto app = chain_graph({"a", "b"}).compile(c.opts());
-                          invoke(app, json{{"n", 1}}, thread());
-                          stream(app, sp::Command{.update = {{"n", 5}}, .go_to = "b"}, thread(), {Mode::updates, Mode::values});
-                          state(app, thread());
-                        }}};
+void command_input_steps(const sp::CompiledStateGraph& app) {
+  invoke(app, json{{"n", 1}}, thread());
+  stream(app, sp::Command{.update = {{"n", 5}}, .go_to = "b"}, thread(), {Mode::updates, Mode::values});
+  state(app, thread());
+}
+
+Register command_input{{"command_input", true,
+                        [](Ctx& c) { command_input_steps(chain_graph({"a", "b"}).compile(c.opts())); },
+                        [](Ctx& c) { command_input_steps(typed_chain({"a", "b"}).compile(c.opts()).json_graph()); }}};
 
 Register new_input_on_paused{{"new_input_on_paused", true, [](Ctx& c) {
                                 sp::StateGraph g(trace_schema());

@@ -104,6 +104,22 @@ TEST(Conformance, ARouterGivenItsDestinationsMayReturnOnlyThose) {
   EXPECT_EQ(open.compile().invoke(json::object())["trace"], json({"a", "c"}));
 }
 
+TEST(Conformance, TypedRoutersAndInterruptsFollowTheSameRules) {
+  using U = sp::Update<Flow>;
+  sp::TypedStateGraph<Flow> g;
+  g.add_node("a", [](const Flow&) { return U().set<&Flow::n>(1); });
+  g.add_node("b", [](const Flow&) { return U().set<&Flow::n>(2); });
+  g.add_node("c", [](const Flow&) { return U().set<&Flow::n>(3); });
+  g.add_edge(sp::START, "a");
+  g.add_conditional_edges("a", [](const Flow&) { return sp::Route{"c"}; }, std::vector<std::string>{"b"});
+  EXPECT_THROW(g.compile().invoke(U()), sp::InvalidUpdateError);
+
+  sp::TypedStateGraph<Flow> asks;
+  asks.add_node("ask", [](const Flow&, sp::Runtime& rt) { return U().set<&Flow::text>(sp::interrupt(rt, "?").get<std::string>()); });
+  asks.add_edge(sp::START, "ask");
+  EXPECT_THROW(asks.compile().invoke(U()), sp::GraphValueError);
+}
+
 TEST(Conformance, ACommandInputRunsWithoutACheckpointer) {
   sp::StateGraph g(trace_schema());
   g.add_node("a", tracer("a"), {.ends = {"b"}}).add_node("b", tracer("b"));

@@ -1053,6 +1053,12 @@ TEST_P(Persistence, TypedStatePausesResumesAndUpdatesFieldByField) {
   EXPECT_EQ(done.trace, (std::vector<std::string>{"a", "manual", "b"}));
   EXPECT_EQ(done.total, 11);
   EXPECT_EQ(app.get_state_history(cfg("t")).front().values["trace"], json({"a", "manual", "b"}));
+  // The thread has finished: a resume returns its state, runs and stores nothing (as LangGraph).
+  const std::size_t stored = app.get_state_history(cfg("t")).size();
+  Flow again = app.invoke(sp::Command{.resume = "again"}, cfg("t"));
+  EXPECT_EQ(again.trace, done.trace);
+  EXPECT_EQ(again.text, "yes");
+  EXPECT_EQ(app.get_state_history(cfg("t")).size(), stored);
   expect_history_reads_like_each_checkpoint(app.json_graph(), cfg("t"));
 }
 

@@ -70,6 +70,12 @@ class FieldChannel final : public ValueChannel<FieldWrite<typename internal::Fie
           forget_reducer_state();
           seen_overwrite = true;
         } else if (!seen_overwrite) {
+          if constexpr (requires { def_.reducer.append_fresh(*slot_, std::move(w.value)); }) {
+            if (w.fresh_ids) {  // add_messages: ids Update::set just made cannot match a held one
+              def_.reducer.append_fresh(*slot_, std::move(w.value));
+              continue;
+            }
+          }
           def_.reduce(*slot_, std::move(w.value));
         }
       }
@@ -171,16 +177,16 @@ class TypedBatchOf final : public TypedBatch {
   }
 
   template <std::size_t I>
-  void put(typename FieldAt<S, I>::Type&& value, bool overwrite) {
+  void put(typename FieldAt<S, I>::Type&& value, bool overwrite, bool fresh_ids = false) {
     auto& slot = std::get<I>(slots_);
     if (!slot) {
       ++set_;
-      slot.emplace(FieldWrite<typename FieldAt<S, I>::Type>{std::move(value), overwrite});
+      slot.emplace(FieldWrite<typename FieldAt<S, I>::Type>{std::move(value), overwrite, fresh_ids});
     } else if constexpr (!FieldAt<S, I>::has_reducer) {
       *slot = {std::move(value), overwrite};  // a plain field set twice in one update: the later value
     } else {
       extra_.emplace_back(static_cast<int>(I),
-                          Value::of(FieldWrite<typename FieldAt<S, I>::Type>{std::move(value), overwrite}));
+                          Value::of(FieldWrite<typename FieldAt<S, I>::Type>{std::move(value), overwrite, fresh_ids}));
     }
   }
   void explode(std::vector<std::pair<int, Value>>& out) override {

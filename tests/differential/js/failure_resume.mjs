@@ -1,5 +1,7 @@
 // With a checkpointer: a node fails beside a sibling that succeeds; the snapshot shows the error;
 // resuming with null runs only the failed task (the sibling's saved writes are reused).
+// Python and JS differ on the task order of the snapshot: superstep follows LangGraph Python (by
+// name), which docs/persistence.md records; expected/failure_resume.diff.
 import { StateGraph, START, MemorySaver } from "@langchain/langgraph";
 import { TraceState, stream, state, emit, THREAD } from "./transcript.mjs";
 let okRuns = 0, flakyRuns = 0;

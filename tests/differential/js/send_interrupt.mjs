@@ -1,4 +1,6 @@
 // An interrupt in one of several parallel Send tasks; resumed by value.
+// The paused task's `updates` part and the `values` part repeating its interrupts come together
+// (no sibling's part between them), as LangGraph.js. A Send's path: expected/send_interrupt.diff.
 import { StateGraph, START, MemorySaver, interrupt, Command, Send } from "@langchain/langgraph";
 import { TraceState, stream, state, THREAD } from "./transcript.mjs";
 const app = new StateGraph(TraceState)
