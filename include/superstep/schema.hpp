@@ -73,7 +73,7 @@ extern const Reducer add_messages;
 /// The id that removes every message when used in a remove message.
 inline constexpr const char* kRemoveAllMessages = "__remove_all__";
 
-/// Which channel a state key is stored in (DESIGN §3). `automatic` = LastValue without a
+/// Which channel a state key is stored in (docs/semantics.md, "Compile"). `automatic` = LastValue without a
 /// reducer, BinaryOperatorAggregate with one.
 enum class ChannelKind { automatic, last_value, topic, topic_accumulate, ephemeral, any_value, untracked };
 

@@ -64,12 +64,12 @@ struct NodeData {
   std::shared_ptr<const GraphData> subgraph;  // set when the node is a compiled graph
 };
 
-struct PregelTask;
-/// Deletes a task (defined beside PregelTask, in the pregel layer).
+struct ExecutableTask;
+/// Deletes a task (defined beside ExecutableTask, in the pregel layer).
 struct TaskDeleter {
-  void operator()(PregelTask* t) const noexcept;
+  void operator()(ExecutableTask* t) const noexcept;
 };
-using TaskPtr = std::unique_ptr<PregelTask, TaskDeleter>;
+using TaskPtr = std::unique_ptr<ExecutableTask, TaskDeleter>;
 
 /// Spare channel sets of finished runs, reset to the prototypes, so a run does not allocate
 /// its channels anew. Thread-safe.
@@ -88,7 +88,7 @@ class ChannelPool {
     // The run's scratch, kept for its capacity.
     std::vector<TaskPtr> spare_tasks;
     std::vector<int> updated, live_volatile, candidates, touched;
-    std::vector<PregelTask*> order;
+    std::vector<ExecutableTask*> order;
   };
   /// A set equal to the prototypes: a spare one, or fresh clones.
   Set acquire(const struct GraphData& graph);

@@ -1,4 +1,4 @@
-// Planning and the barrier (DESIGN §3 steps 3 and 6). No threads here: these run on the
+// Planning and the barrier (docs/semantics.md, "The loop", steps 3 and 6). No threads here: these run on the
 // consumer's thread between steps, when no task is running.
 #include <algorithm>
 
@@ -45,7 +45,7 @@ void PregelRun::recycle_tasks() {
   tasks_.clear();
 }
 
-void PregelRun::plan_tasks() {
+void PregelRun::prepare_next_tasks() {
   recycle_tasks();
   if (!cp_) checkpoint_id_.clear();  // made on first use: most runs never need a task id
   auto make = [&](const NodeData& node) {
@@ -54,7 +54,7 @@ void PregelRun::plan_tasks() {
       t = std::move(spare_tasks_.back());
       spare_tasks_.pop_back();
     } else {
-      t.reset(new PregelTask());
+      t.reset(new ExecutableTask());
     }
     t->run = this;
     t->node = &node;
@@ -123,9 +123,9 @@ void PregelRun::bump(int channel, uint64_t version, bool& any_trigger_updated) {
   }
 }
 
-bool PregelRun::apply_batches(const std::vector<PregelTask*>& order, uint64_t version) {
+bool PregelRun::apply_batches(const std::vector<ExecutableTask*>& order, uint64_t version) {
   batches_.clear();
-  for (PregelTask* t : order) {
+  for (ExecutableTask* t : order) {
     if (!t->writes.empty()) return false;
     if (t->batch) batches_.push_back(t->batch.get());
   }
@@ -135,13 +135,13 @@ bool PregelRun::apply_batches(const std::vector<PregelTask*>& order, uint64_t ve
     batches_.front()->apply_together(batches_, ch_.data(), version_.data(), version, failed);
   } catch (const InvalidUpdateError& e) {
     std::string writers;
-    for (PregelTask* t : order)
+    for (ExecutableTask* t : order)
       if (t->batch && failed >= 0 && t->batch->writes(failed))
         writers += (writers.empty() ? "'" : ", '") + t->node->name + "'";
     throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
                              " (written by " + writers + ")");
   }
-  for (PregelTask* t : order) t->batch.reset();
+  for (ExecutableTask* t : order) t->batch.reset();
   return true;
 }
 
@@ -156,12 +156,12 @@ bool PregelRun::distinct_keys(const std::vector<std::pair<int, Value>>& writes) 
   return true;
 }
 
-void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool control, uint64_t version,
+void PregelRun::apply_grouped(const std::vector<ExecutableTask*>& order, bool control, uint64_t version,
                               bool& any_trigger) {
   if (control && order.size() == 1) {
     // One task's branch and join writes: each channel takes them one by one (the same branch
     // written twice, by an edge and a go_to, ends the same either way).
-    PregelTask& t = *order.front();
+    ExecutableTask& t = *order.front();
     for (int c : t.control) {
       Value v = g_->channels[c].role == ChannelRole::join ? json(t.node->name) : json(nullptr);
       if (ch_[c]->update_values(std::span<Value>(&v, 1))) bump(c, version, any_trigger);
@@ -169,7 +169,7 @@ void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool contro
     return;
   }
   if (!control && order.size() == 1) {
-    PregelTask& t = *order.front();
+    ExecutableTask& t = *order.front();
     auto rethrow = [&](const InvalidUpdateError& e) {
       throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
                                " (written by '" + t.node->name + "')");
@@ -200,13 +200,13 @@ void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool contro
     }
   }
   if (!control && g_->typed && apply_batches(order, version)) return;
-  for (PregelTask* t : order)
+  for (ExecutableTask* t : order)
     if (t->batch) {  // mixed with flattened writes: group everything as pairs
       t->batch->explode(t->writes);
       t->batch.reset();
     }
   touched_.clear();
-  for (PregelTask* t : order) {
+  for (ExecutableTask* t : order) {
     if (control) {
       for (int c : t->control) {
         if (buckets_[c].empty()) touched_.push_back(c);
@@ -228,7 +228,7 @@ void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool contro
     } catch (const InvalidUpdateError& e) {
       vals.clear();
       std::string writers;
-      for (PregelTask* t : order) {
+      for (ExecutableTask* t : order) {
         bool wrote = false;
         for (const auto& w : t->writes) wrote = wrote || w.first == c;
         for (int cc : t->control) wrote = wrote || cc == c;
@@ -243,7 +243,7 @@ void PregelRun::apply_grouped(const std::vector<PregelTask*>& order, bool contro
   }
 }
 
-void PregelRun::run_routers(PregelTask& t, const State& state) {
+void PregelRun::run_routers(ExecutableTask& t, const State& state) {
   const NodeData& node = *t.node;
   for (const BranchData& br : node.branches) {
     Route route;
@@ -261,16 +261,11 @@ void PregelRun::run_routers(PregelTask& t, const State& state) {
       throw NodeError(node.name, t.id(), step_, std::current_exception(), "router failed: " + what);
     }
     for (Destination& d : route.items()) {
-      if (Send* s = std::get_if<Send>(&d)) {
-        if (s->node == END) continue;
-        if (g_->find_node(s->node) <= 0)
-          throw InvalidUpdateError("graph '" + g_->name + "': router of node '" + node.name + "' sent to unknown node '" +
-                                   s->node + "' (nodes: " + g_->node_list() + ")");
-        t.sends.push_back(std::move(*s));
+      if (std::holds_alternative<Send>(d)) {
+        route_to(t, d, nullptr);
         continue;
       }
       std::string& name = std::get<std::string>(d);
-      std::string target = name;
       if (!br.path_map.mapping().empty()) {
         auto it = br.path_map.mapping().find(name);
         if (it == br.path_map.mapping().end()) {
@@ -279,29 +274,47 @@ void PregelRun::run_routers(PregelTask& t, const State& state) {
           throw InvalidUpdateError("graph '" + g_->name + "': router of node '" + node.name + "' returned '" + name +
                                    "', which is not in its path map (keys: " + keys + ")");
         }
-        target = it->second;
+        name = it->second;
       } else if (const auto& declared = br.path_map.destinations(); !declared.empty() &&
                  std::find(declared.begin(), declared.end(), name) == declared.end()) {
         // As LangGraph: a router given its destinations may return only those (END included).
         std::string list;
-        for (const auto& d : declared) list += (list.empty() ? "" : ", ") + d;
+        for (const auto& dest : declared) list += (list.empty() ? "" : ", ") + dest;
         throw InvalidUpdateError("graph '" + g_->name + "': router of node '" + node.name + "' returned '" + name +
                                  "', which is not among its declared destinations (" + list + ")");
       }
-      if (target == END) continue;
-      int id = g_->find_node(target);
-      if (id <= 0)
-        throw InvalidUpdateError("graph '" + g_->name + "': router of node '" + node.name + "' returned unknown node '" +
-                                 target + "' (nodes: " + g_->node_list() + ")");
-      t.control.push_back(g_->branch_channel[id]);
+      route_to(t, d, nullptr);
     }
   }
+}
+
+void PregelRun::unknown_node(const std::string& target, const std::string& who) const {
+  throw InvalidUpdateError("graph '" + g_->name + "': " + who + " unknown node '" + target + "' (nodes: " +
+                           g_->node_list() + ")");
+}
+
+void PregelRun::route_to(ExecutableTask& t, Destination& d, const char* what) {
+  // "router of node 'r' returned unknown node 'x'", "node 'a' returned Command going to unknown
+  // node 'x'", "... sent to unknown node 'x'".
+  const bool send = std::holds_alternative<Send>(d);
+  auto who = [&] {
+    std::string by = what ? "node '" + t.node->name + "' returned " + what : "router of node '" + t.node->name + "'";
+    return by + (send ? " sent to" : what ? " going to" : " returned");
+  };
+  if (send) {
+    Send& s = std::get<Send>(d);
+    if (s.node == END) return;  // a Send to END runs nothing
+    node_of(s.node, who);
+    t.sends.push_back(std::move(s));
+    return;
+  }
+  if (int id = node_of(std::get<std::string>(d), who)) t.control.push_back(g_->branch_channel[id]);
 }
 
 void PregelRun::apply_writes() {
   // Tasks in path order: PULL tasks by node name, then PUSH tasks by Send index (never in
   // completion order).
-  std::vector<PregelTask*>& order = order_;
+  std::vector<ExecutableTask*>& order = order_;
   order.clear();
   for (auto& t : tasks_)
     if (!t->push) order.push_back(t.get());
@@ -311,15 +324,15 @@ void PregelRun::apply_writes() {
   // Routers of a step with several tasks see copies with their own task's writes: typed
   // batches become pairs for that.
   bool any_router = false;
-  for (PregelTask* t : order) any_router = any_router || !t->node->branches.empty();
+  for (ExecutableTask* t : order) any_router = any_router || !t->node->branches.empty();
   if (order.size() > 1 && any_router)
-    for (PregelTask* t : order)
+    for (ExecutableTask* t : order)
       if (t->batch) {
         t->batch->explode(t->writes);
         t->batch.reset();
       }
 
-  for (PregelTask* t : order) {
+  for (ExecutableTask* t : order) {
     if (t->push || t->synthetic) continue;
     const NodeData& node = *t->node;
     for (std::size_t j = 0; j < node.triggers.size(); ++j) seen_[node.id][j] = version_[node.triggers[j]];
@@ -336,7 +349,7 @@ void PregelRun::apply_writes() {
     for (std::size_t i = 0; i < order.size(); ++i) {
       if (order[i]->node->branches.empty()) continue;
       bool others_wrote = false;
-      for (PregelTask* other : order) others_wrote = others_wrote || (other != order[i] && !other->writes.empty());
+      for (ExecutableTask* other : order) others_wrote = others_wrote || (other != order[i] && !other->writes.empty());
       if (!others_wrote) continue;
       std::vector<std::pair<int, Value>> mine;
       for (const auto& w : order[i]->writes) mine.emplace_back(w.first, w.second.clone());
@@ -345,7 +358,7 @@ void PregelRun::apply_writes() {
   } else if (any_router && order.size() > 1) {
     overlays.resize(order.size());
     std::vector<int> writers(g_->num_state_keys, 0);
-    for (PregelTask* t : order) {
+    for (ExecutableTask* t : order) {
       ++epoch_;
       for (const auto& w : t->writes)
         if (chan_mark_[w.first] != epoch_) {
@@ -354,7 +367,7 @@ void PregelRun::apply_writes() {
         }
     }
     for (std::size_t i = 0; i < order.size(); ++i) {
-      PregelTask* t = order[i];
+      ExecutableTask* t = order[i];
       if (t->node->branches.empty()) continue;
       for (int k = 0; k < g_->num_state_keys; ++k) {
         int own = 0;
@@ -377,7 +390,7 @@ void PregelRun::apply_writes() {
   updated_.clear();
   bool any_trigger = false;
 
-  for (PregelTask* t : order) {
+  for (ExecutableTask* t : order) {
     if (t->push || t->synthetic) continue;
     for (int c : t->node->triggers)
       if (ch_[c]->consume()) version_[c] = version;
@@ -400,7 +413,7 @@ void PregelRun::apply_writes() {
 
   apply_grouped(order, /*control=*/true, version, any_trigger);
 
-  for (PregelTask* t : order)
+  for (ExecutableTask* t : order)
     for (Send& s : t->sends) pending_sends_.push_back(std::move(s));
 
   // Volatile channels not written this step are cleared (a version bump, not a trigger).

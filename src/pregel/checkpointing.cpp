@@ -1,4 +1,4 @@
-// A run's persistence (DESIGN §3): loading a thread's checkpoint, Command inputs, a checkpoint
+// A run's persistence (docs/persistence.md): loading a thread's checkpoint, Command inputs, a checkpoint
 // per superstep and each task's writes as it finishes, interrupts, and the inspection runs
 // behind get_state and update_state. Runs on the consumer's thread except save_task_writes and
 // interrupt, which run on the task's thread.
@@ -16,7 +16,7 @@
 namespace superstep {
 
 json interrupt(Runtime& rt, json value) {
-  auto& task = static_cast<internal::PregelTask&>(rt.context());
+  auto& task = static_cast<internal::ExecutableTask&>(rt.context());
   return task.run->interrupt(task, std::move(value));
 }
 
@@ -124,7 +124,7 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const Command& inpu
   version_[g_->start_channel] = 0;  // no __start__ step: the writes are the input step
   updated_.clear();
   live_volatile_.clear();
-  PregelTask t;
+  ExecutableTask t;
   t.run = this;
   for (const auto& [c, v] : writes) decode_write(t, c, v);
   apply_input_task(t);
@@ -581,17 +581,11 @@ std::vector<std::pair<std::string, json>> PregelRun::command_writes(const Comman
   }
   for (const Destination& d : command.go_to.items()) {
     if (const Send* s = std::get_if<Send>(&d)) {
-      if (g_->find_node(s->node) <= 0)
-        throw InvalidUpdateError("graph '" + g_->name + "': Command.go_to sends to unknown node '" + s->node +
-                                 "' (nodes: " + g_->node_list() + ")");
+      if (s->node == END) continue;
+      node_of(s->node, [] { return std::string("Command.go_to sends to"); });
       null_writes.emplace_back(kTasksChannel, json{{"node", s->node}, {"arg", s->arg}});
-    } else {
-      const std::string& to = std::get<std::string>(d);
-      if (to == END) continue;
-      if (g_->find_node(to) <= 0)
-        throw InvalidUpdateError("graph '" + g_->name + "': Command.go_to names unknown node '" + to +
-                                 "' (nodes: " + g_->node_list() + ")");
-      null_writes.emplace_back(g_->channels[g_->branch_channel[g_->find_node(to)]].name, nullptr);
+    } else if (int id = node_of(std::get<std::string>(d), [] { return std::string("Command.go_to names"); })) {
+      null_writes.emplace_back(g_->channels[g_->branch_channel[id]].name, nullptr);
     }
   }
   return null_writes;
@@ -599,14 +593,14 @@ std::vector<std::pair<std::string, json>> PregelRun::command_writes(const Comman
 
 bool PregelRun::apply_null_writes() {
   Persist& p = *cp_;
-  PregelTask t;
+  ExecutableTask t;
   t.run = this;
   for (const PendingWrite& w : p.pending)
     if (w.task_id == kNullTask && !special_channel(w.channel)) decode_write(t, w.channel, w.value);
   return apply_input_task(t);
 }
 
-bool PregelRun::apply_input_task(PregelTask& t) {
+bool PregelRun::apply_input_task(ExecutableTask& t) {
   if (t.writes.empty() && t.control.empty() && t.sends.empty()) return false;
   const uint64_t version = next_version();
   ++epoch_;
@@ -632,7 +626,7 @@ bool PregelRun::apply_input_task(PregelTask& t) {
 
 void PregelRun::discard_tasks() {
   // New input on a thread with unfinished tasks: they will not run (LangGraph's discard).
-  plan_tasks();
+  prepare_next_tasks();
   const uint64_t version = next_version();
   for (auto& t : tasks_) {
     if (t->push) continue;
@@ -652,7 +646,7 @@ void PregelRun::discard_tasks() {
 
 // --- writes as stored ---
 
-json PregelRun::encode_writes(const PregelTask& t) const {
+json PregelRun::encode_writes(const ExecutableTask& t) const {
   json out = json::array();
   for (const auto& [c, v] : t.writes) out.push_back(json::array({g_->state_keys[c], v.to_json()}));
   for (int c : t.control) {
@@ -665,7 +659,7 @@ json PregelRun::encode_writes(const PregelTask& t) const {
   return out;
 }
 
-void PregelRun::decode_write(PregelTask& t, const std::string& channel, const json& value) {
+void PregelRun::decode_write(ExecutableTask& t, const std::string& channel, const json& value) {
   auto fail = [&](const std::string& what) {
     throw CheckpointError("graph '" + g_->name + "', thread '" + config_.thread_id + "': a pending write " + what);
   };
@@ -692,7 +686,7 @@ void PregelRun::decode_write(PregelTask& t, const std::string& channel, const js
   if (role == ChannelRole::branch || role == ChannelRole::join) t.control.push_back(id);
 }
 
-void PregelRun::save_task_writes(PregelTask& t) {
+void PregelRun::save_task_writes(ExecutableTask& t) {
   if (!cp_ || t.cached || t.synthetic) return;
   std::vector<std::pair<std::string, json>> w;
   if (t.error && holds<ParentCommand>(t.error)) return;  // not a failure: the parent graph takes it over
@@ -739,20 +733,20 @@ void PregelRun::match_pending_writes() {
   }
 }
 
-bool PregelRun::should_interrupt(const std::vector<std::string>& nodes, const std::vector<PregelTask*>& tasks) const {
+bool PregelRun::should_interrupt(const std::vector<std::string>& nodes, const std::vector<ExecutableTask*>& tasks) const {
   if (nodes.empty()) return false;
   bool changed = false;
   for (std::size_t c = 0; c < ch_.size() && !changed; ++c) changed = version_[c] > cp_->interrupt_seen[c];
   if (!changed) return false;
   const bool all = std::find(nodes.begin(), nodes.end(), "*") != nodes.end();
-  for (const PregelTask* t : tasks) {
+  for (const ExecutableTask* t : tasks) {
     if (t->node->is_start) continue;
     if (all || std::find(nodes.begin(), nodes.end(), t->node->name) != nodes.end()) return true;
   }
   return false;
 }
 
-json PregelRun::interrupt(PregelTask& t, json value) {
+json PregelRun::interrupt(ExecutableTask& t, json value) {
   if (!cp_)
     throw GraphValueError("graph '" + g_->name + "': node '" + t.node->name +
                           "' called interrupt(), which needs a checkpointer (CompileOptions::checkpointer) and a thread_id");
@@ -779,7 +773,7 @@ void PregelRun::store_null_resume() {
   p.put_writes(*p.current.checkpoint_id, kNullTask, {{kResumeChannel, *p.null_resume}});
 }
 
-json PregelRun::subgraph_resume(PregelTask& t) {
+json PregelRun::subgraph_resume(ExecutableTask& t) {
   if (!cp_) return nullptr;
   std::lock_guard lock(cp_->resume_mutex);
   if (cp_->null_resume) {
@@ -1037,7 +1031,7 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take)
   s.config = p.current;
   if (!p.has_checkpoint) return s;
   if (apply_null_writes()) p.inspected_writes = true;
-  plan_tasks();
+  prepare_next_tasks();
   match_pending_writes();
   if (!apply_pending)
     for (auto& t : tasks_)
@@ -1137,7 +1131,7 @@ CheckpointConfig PregelRun::update(const json& values, const std::string& as_nod
   // Writes of tasks that finished in a pending step are applied first (on the latest checkpoint).
   if (!config_.checkpoint_id && p.has_checkpoint && !p.pending.empty()) {
     apply_null_writes();
-    plan_tasks();
+    prepare_next_tasks();
     match_pending_writes();
     std::erase_if(tasks_, [](const TaskPtr& t) { return !t->cached; });
     if (!tasks_.empty()) apply_writes();
@@ -1173,7 +1167,7 @@ CheckpointConfig PregelRun::update(const json& values, const std::string& as_nod
     throw InvalidUpdateError("graph '" + g_->name + "': update_state as_node '" + node_name +
                              "' is not a node (nodes: " + g_->node_list() + ")");
   recycle_tasks();
-  TaskPtr t(new PregelTask());
+  TaskPtr t(new ExecutableTask());
   t->run = this;
   t->node = &g_->nodes[n];
   t->step = step_;

@@ -1,4 +1,4 @@
-// The superstep state machine (DESIGN §3, steps 1-7) and streaming.
+// The superstep state machine (docs/semantics.md, "The loop", steps 1-7) and streaming.
 #include <algorithm>
 #include <atomic>
 #include <utility>
@@ -165,7 +165,7 @@ PregelRun::~PregelRun() {
   g_->channel_pool->release(std::move(set), *g_);
 }
 
-void TaskDeleter::operator()(PregelTask* t) const noexcept { delete t; }
+void TaskDeleter::operator()(ExecutableTask* t) const noexcept { delete t; }
 
 const std::string& PregelRun::checkpoint_id() const {
   std::lock_guard lock(checkpoint_id_mutex_);
@@ -258,13 +258,13 @@ std::optional<StreamPart> PregelRun::next(bool* pending) {
 void PregelRun::advance() {
   switch (phase_) {
     case Phase::plan:
-      // DESIGN §3.2: the recursion limit is checked before planning.
+      // docs/semantics.md, "The loop", step 2: the recursion limit is checked before planning.
       if (step_ > stop_)
         throw GraphRecursionError("graph '" + g_->name + "': recursion limit of " +
                                   std::to_string(config_.recursion_limit) +
                                   " reached without hitting a stop condition; raise RunConfig::recursion_limit "
                                   "if the graph is meant to run longer");
-      plan_tasks();
+      prepare_next_tasks();
       if (cp_) {
         match_pending_writes();
         if (std::exchange(cp_->resume_needs_task, false) && !tasks_.empty()) {
@@ -398,7 +398,7 @@ void PregelRun::finish_step() {
   if (cp_) save_checkpoint("loop");
   if (show_values) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
   if (cp_ && !cp_->interrupt_after.empty()) {
-    std::vector<PregelTask*> ran;
+    std::vector<ExecutableTask*> ran;
     for (const auto& t : tasks_) ran.push_back(t.get());
     if (should_interrupt(cp_->interrupt_after, ran)) {
       emit_checkpoint_part();
@@ -422,7 +422,7 @@ bool PregelRun::step_wrote_state() const {
 
 bool PregelRun::plan_checkpointed() {
   bool all_cached = true;
-  std::vector<PregelTask*> planned;
+  std::vector<ExecutableTask*> planned;
   for (const auto& t : tasks_) {
     all_cached = all_cached && t->cached;
     planned.push_back(t.get());
@@ -441,21 +441,21 @@ bool PregelRun::plan_checkpointed() {
   return true;
 }
 
-std::vector<std::string> PregelRun::trigger_names(const PregelTask& t) const {
+std::vector<std::string> PregelRun::trigger_names(const ExecutableTask& t) const {
   if (t.push) return {"__pregel_push"};
   std::vector<std::string> out;
   for (int c : t.node->triggers) out.push_back(g_->channels[c].name);
   return out;
 }
 
-json PregelRun::task_input_json(const PregelTask& t) const {
+json PregelRun::task_input_json(const ExecutableTask& t) const {
   if (t.typed_arg) return g_->typed->to_json(t.typed_arg.get());
   if (g_->typed) return state_json();
   if (t.send_arg) return *t.send_arg;
   return t.input->to_json();
 }
 
-void PregelRun::emit_task_start(const PregelTask& t) {
+void PregelRun::emit_task_start(const ExecutableTask& t) {
   if (!wants(StreamMode::tasks) && !wants(StreamMode::debug)) return;
   json payload = {{"id", t.id()},
                   {"name", t.node->name},
@@ -469,7 +469,7 @@ void PregelRun::emit_task_start(const PregelTask& t) {
          json{{"step", step_}, {"type", "task"}, {"timestamp", now_iso8601()}, {"payload", std::move(payload)}});
 }
 
-void PregelRun::emit_task_result(const PregelTask& t) {
+void PregelRun::emit_task_result(const ExecutableTask& t) {
   if (!wants(StreamMode::tasks) && !wants(StreamMode::debug)) return;
   json result = json::object();
   for (const auto& [cid, v] : t.writes) result[g_->state_keys[cid]] = v.to_json();

@@ -107,7 +107,9 @@ class ChannelView final : public StateSource {
   const NodeData* node_;
 };
 
-struct PregelTask : TaskContext {
+/// A task of the running step, with its input and results (LangGraph's PregelExecutableTask; the
+/// public superstep::PregelTask is what a snapshot shows of a task).
+struct ExecutableTask : TaskContext {
   std::optional<json> send_arg;           // push tasks: the Send's argument is the input
   std::shared_ptr<const void> typed_arg;  // push tasks of typed graphs: the typed argument
   std::optional<ChannelView> view;        // pull tasks: the step's channels
@@ -176,7 +178,7 @@ struct PregelTask : TaskContext {
 /// A dispatched step, shared with the pool jobs working on it.
 struct StepRun {
   PregelRun* run = nullptr;
-  std::vector<PregelTask*> tasks;
+  std::vector<ExecutableTask*> tasks;
   // Each counter on its own cache line: workers hammer them from different cores.
   alignas(64) std::atomic<std::size_t> next{0};
   alignas(64) std::atomic<std::size_t> remaining{0};
@@ -247,11 +249,11 @@ class PregelRun {
   bool cancelled() const noexcept;
 
   // runner.cpp
-  void start_task(PregelTask& t);
+  void start_task(ExecutableTask& t);
   /// Runtime::emit_message: a `messages` part of task `t`.
-  void emit_message(const PregelTask& t, json chunk, const json& extra);
-  json message_metadata(const PregelTask& t) const;
-  void on_async_done(PregelTask& t);
+  void emit_message(const ExecutableTask& t, json chunk, const json& extra);
+  json message_metadata(const ExecutableTask& t) const;
+  void on_async_done(ExecutableTask& t);
 
   /// The long-term store: the graph's own, else (a subgraph) the parent's; may be null.
   BaseStore* store() const noexcept { return g_->store ? g_->store.get() : parent_ ? parent_->store : nullptr; }
@@ -262,17 +264,17 @@ class PregelRun {
 
   // subgraph.cpp
   /// Runs subgraph `child` as task `t`'s node, on the task's view of the state.
-  NodeResult run_subgraph(PregelTask& t, const std::shared_ptr<const GraphData>& child, const State& state);
+  NodeResult run_subgraph(ExecutableTask& t, const std::shared_ptr<const GraphData>& child, const State& state);
   /// The namespace of task `t`'s subgraph checkpoints.
-  std::string task_ns(const PregelTask& t) const;
+  std::string task_ns(const ExecutableTask& t) const;
 
   // checkpointing.cpp
   struct Persist;
   bool checkpointing() const noexcept { return cp_ != nullptr; }
   /// A subgraph task being resumed: the Command.resume value meant for it (null when none).
-  json subgraph_resume(PregelTask& t);
+  json subgraph_resume(ExecutableTask& t);
   /// interrupt(): the answer for task `t`'s next interrupt() call, or throws GraphInterrupt.
-  json interrupt(PregelTask& t, json value);
+  json interrupt(ExecutableTask& t, json value);
   /// get_state: the snapshot of the loaded checkpoint.
   /// `apply_pending`: show the saved writes of the step's finished tasks in the values (the
   /// latest checkpoint, as LangGraph's get_state) instead of listing those tasks as next.
@@ -306,10 +308,10 @@ class PregelRun {
   void finish_step();
   /// Whether a task of the step wrote to a state key (LangGraph streams `values` only then).
   bool step_wrote_state() const;
-  void emit_task_start(const PregelTask& t);
-  void emit_task_result(const PregelTask& t);
-  json task_input_json(const PregelTask& t) const;
-  std::vector<std::string> trigger_names(const PregelTask& t) const;
+  void emit_task_start(const ExecutableTask& t);
+  void emit_task_result(const ExecutableTask& t);
+  json task_input_json(const ExecutableTask& t) const;
+  std::vector<std::string> trigger_names(const ExecutableTask& t) const;
 
   // checkpointing.cpp
   void start_persist();
@@ -344,46 +346,60 @@ class PregelRun {
   /// applied any write.
   bool apply_null_writes();
   /// Applies `t`'s decoded writes as the input step's. Returns: whether there were any.
-  bool apply_input_task(PregelTask& t);
+  bool apply_input_task(ExecutableTask& t);
   void discard_tasks();
   void match_pending_writes();
-  bool should_interrupt(const std::vector<std::string>& nodes, const std::vector<PregelTask*>& tasks) const;
+  bool should_interrupt(const std::vector<std::string>& nodes, const std::vector<ExecutableTask*>& tasks) const;
   /// `from_tasks`: a task paused (interrupt(), or a subgraph paused before/after a node, with no
   /// values); otherwise the run stops before/after a node itself.
   void pause(std::vector<Interrupt> interrupts, bool from_tasks);
   void save_checkpoint(const char* source);
   void store_checkpoint();
-  void save_task_writes(PregelTask& t);
+  void save_task_writes(ExecutableTask& t);
   /// After planning a checkpointed step: interrupt_before and saved writes. True when the step
   /// is not dispatched (paused, or every task finished before).
   bool plan_checkpointed();
   void emit_checkpoint_part();
   void finish_run() noexcept;
   void finish_run_or_throw();
-  json encode_writes(const PregelTask& t) const;
-  void decode_write(PregelTask& t, const std::string& channel, const json& value);
+  json encode_writes(const ExecutableTask& t) const;
+  void decode_write(ExecutableTask& t, const std::string& channel, const json& value);
 
   // algo.cpp
-  void plan_tasks();
+  /// LangGraph's prepare_next_tasks: the step's PUSH tasks (pending Sends) then PULL tasks.
+  void prepare_next_tasks();
   void apply_writes();
   void bump(int channel, uint64_t version, bool& any_trigger_updated);
-  void run_routers(PregelTask& t, const State& fresh);
-  void apply_go_to(PregelTask& t, Route& go_to, const char* what);
+  void run_routers(ExecutableTask& t, const State& fresh);
+  void apply_go_to(ExecutableTask& t, Route& go_to, const char* what);
+  /// Routes one destination of task `t`: a Send is queued, a node name becomes a write to its
+  /// trigger, END nothing. `what` is the node's result ("Command", "Update"), or null for a
+  /// router. Throws: InvalidUpdateError naming an unknown node.
+  void route_to(ExecutableTask& t, Destination& d, const char* what);
+  /// The id of node `target` (0 for END). Throws: InvalidUpdateError "<who()> unknown node ...".
+  template <class Who>
+  int node_of(const std::string& target, const Who& who) const {
+    if (target == END) return 0;
+    int id = g_->find_node(target);
+    if (id <= 0) unknown_node(target, who());
+    return id;
+  }
+  [[noreturn]] void unknown_node(const std::string& target, const std::string& who) const;
   void init(const std::vector<StreamMode>& modes);
   bool distinct_keys(const std::vector<std::pair<int, Value>>& writes);
   /// Typed steps with several tasks: folds their batches per field. False when some task's
   /// writes are already pairs.
-  bool apply_batches(const std::vector<PregelTask*>& order, uint64_t version);
-  void apply_grouped(const std::vector<PregelTask*>& order, bool control, uint64_t version, bool& any_trigger);
+  bool apply_batches(const std::vector<ExecutableTask*>& order, uint64_t version);
+  void apply_grouped(const std::vector<ExecutableTask*>& order, bool control, uint64_t version, bool& any_trigger);
 
   // runner.cpp
-  void run_start_task(PregelTask& t);
-  void run_sync(PregelTask& t);
-  void start_async(PregelTask& t);
-  void process_result(PregelTask& t, NodeResult&& r);
-  bool should_retry(PregelTask& t) const;
-  void emit_returned_messages(const PregelTask& t);
-  void task_finished(PregelTask& t);
+  void run_start_task(ExecutableTask& t);
+  void run_sync(ExecutableTask& t);
+  void start_async(ExecutableTask& t);
+  void process_result(ExecutableTask& t, NodeResult&& r);
+  bool should_retry(ExecutableTask& t) const;
+  void emit_returned_messages(const ExecutableTask& t);
+  void task_finished(ExecutableTask& t);
 
   friend class ChannelView;
   friend struct StepRun;
@@ -420,13 +436,13 @@ class PregelRun {
   WriteList typed_input_;
   std::vector<TaskPtr> tasks_;
   std::vector<TaskPtr> spare_tasks_;                       // finished tasks, reused by later steps and runs
-  std::vector<int> candidates_;                            // scratch of plan_tasks
+  std::vector<int> candidates_;                            // scratch of prepare_next_tasks
   StepRun* step_run_ = nullptr;                            // the running step (owned by spare_step_run_)
   std::shared_ptr<StepRun> spare_step_run_;                // reused when no pool job holds it
   void recycle_tasks();
   mutable std::mutex checkpoint_id_mutex_;    // guards checkpoint_id_ (made on first use per step)
   mutable std::string checkpoint_id_;
-  std::vector<PregelTask*> order_;            // scratch: the step's tasks in path order
+  std::vector<ExecutableTask*> order_;            // scratch: the step's tasks in path order
   Phase phase_ = Phase::plan;
 
   std::unique_ptr<Persist> cp_;               // null without a checkpointer

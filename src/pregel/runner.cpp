@@ -18,7 +18,7 @@ BaseStore* Runtime::store() const { return ctx_->run->store(); }
 int64_t Runtime::remaining_steps() const { return ctx_->run->stop_step() - ctx_->step; }
 bool Runtime::streams(StreamMode mode) const { return ctx_->run->wants(mode); }
 void Runtime::emit_message(json chunk, const json& extra) const {
-  ctx_->run->emit_message(static_cast<internal::PregelTask&>(*ctx_), std::move(chunk), extra);
+  ctx_->run->emit_message(static_cast<internal::ExecutableTask&>(*ctx_), std::move(chunk), extra);
 }
 void Runtime::post(std::function<void()> fn) const { ctx_->run->post(std::move(fn)); }
 void Runtime::post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const {
@@ -38,7 +38,7 @@ void StepRun::work() {
       if (max_concurrency > 0) inflight.fetch_sub(1);
       return;
     }
-    PregelTask& t = *tasks[i];
+    ExecutableTask& t = *tasks[i];
     if (cancel) {
       // A sibling failed or the stream was dropped: do not start more work.
       t.run->task_finished(t);
@@ -50,13 +50,13 @@ void StepRun::work() {
   }
 }
 
-void PregelRun::start_task(PregelTask& t) {
+void PregelRun::start_task(ExecutableTask& t) {
   if (t.node->is_start) return run_start_task(t);
   if (t.node->fn.is_async()) return start_async(t);
   run_sync(t);
 }
 
-void PregelRun::run_start_task(PregelTask& t) {
+void PregelRun::run_start_task(ExecutableTask& t) {
   // __start__ maps the input onto the state keys.
   try {
     if (g_->typed) {
@@ -90,14 +90,14 @@ namespace {
 bool misuse(const std::exception_ptr& e) { return holds<GraphValueError>(e); }
 }  // namespace
 
-bool PregelRun::should_retry(PregelTask& t) const {
+bool PregelRun::should_retry(ExecutableTask& t) const {
   const auto& policy = t.node->retry;
   if (!policy || !t.error || !t.error_from_node) return false;
   if (t.attempt >= policy->max_attempts || cancelled()) return false;
   return policy->should_retry(t.error);
 }
 
-void PregelRun::run_sync(PregelTask& t) {
+void PregelRun::run_sync(ExecutableTask& t) {
   for (;;) {
     bool in_node = true;
     try {
@@ -125,12 +125,12 @@ void PregelRun::run_sync(PregelTask& t) {
 
 namespace {
 void async_done(void* p) {
-  auto* t = static_cast<PregelTask*>(p);
+  auto* t = static_cast<ExecutableTask*>(p);
   t->run->on_async_done(*t);
 }
 }  // namespace
 
-void PregelRun::start_async(PregelTask& t) {
+void PregelRun::start_async(ExecutableTask& t) {
   try {
     t.coro = t.node->fn.async()(*t.input, *t.runtime);
   } catch (const GraphInterrupt& paused) {
@@ -156,7 +156,7 @@ void PregelRun::start_async(PregelTask& t) {
   h.resume();
 }
 
-void PregelRun::on_async_done(PregelTask& t) {
+void PregelRun::on_async_done(ExecutableTask& t) {
   bool in_node = true;
   try {
     NodeResult r = t.coro.take();
@@ -186,27 +186,11 @@ void PregelRun::on_async_done(PregelTask& t) {
   if (sr) sr->work();
 }
 
-void PregelRun::apply_go_to(PregelTask& t, Route& go_to, const char* what) {
-  const NodeData& node = *t.node;
-  for (Destination& d : go_to.items()) {
-    if (Send* s = std::get_if<Send>(&d)) {
-      if (g_->find_node(s->node) <= 0)
-        throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' sent to unknown node '" + s->node +
-                                 "' (nodes: " + g_->node_list() + ")");
-      t.sends.push_back(std::move(*s));
-      continue;
-    }
-    const std::string& target = std::get<std::string>(d);
-    if (target == END) continue;
-    int id = g_->find_node(target);
-    if (id <= 0)
-      throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' returned " + what +
-                               " going to unknown node '" + target + "' (nodes: " + g_->node_list() + ")");
-    t.control.push_back(g_->branch_channel[id]);
-  }
+void PregelRun::apply_go_to(ExecutableTask& t, Route& go_to, const char* what) {
+  for (Destination& d : go_to.items()) route_to(t, d, what);
 }
 
-void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
+void PregelRun::process_result(ExecutableTask& t, NodeResult&& r) {
   const NodeData& node = *t.node;
   const bool keep_copy = wants(StreamMode::updates);
   if (WriteList* typed = r.typed_writes()) {
@@ -275,7 +259,7 @@ void PregelRun::process_result(PregelTask& t, NodeResult&& r) {
   t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());
 }
 
-json PregelRun::message_metadata(const PregelTask& t) const {
+json PregelRun::message_metadata(const ExecutableTask& t) const {
   json path = task_path(t);
   std::string ns = task_ns(t);
   return json{{"langgraph_step", t.step},          {"langgraph_node", t.node->name},
@@ -283,7 +267,7 @@ json PregelRun::message_metadata(const PregelTask& t) const {
               {"langgraph_checkpoint_ns", ns},     {"checkpoint_ns", ns}};
 }
 
-void PregelRun::emit_message(const PregelTask& t, json chunk, const json& extra) {
+void PregelRun::emit_message(const ExecutableTask& t, json chunk, const json& extra) {
   if (!wants(StreamMode::messages)) return;
   if (chunk.is_object())
     if (auto id = chunk.find("id"); id != chunk.end() && id->is_string() && !id->get_ref<const std::string&>().empty()) {
@@ -306,7 +290,7 @@ bool is_message_dict(const json& v) {
 }
 }  // namespace
 
-void PregelRun::emit_returned_messages(const PregelTask& t) {
+void PregelRun::emit_returned_messages(const ExecutableTask& t) {
   // LangGraph's messages mode also shows the messages a node returns that no model streamed.
   json meta;
   auto one = [&](const json& m) {
@@ -328,7 +312,7 @@ void PregelRun::emit_returned_messages(const PregelTask& t) {
   }
 }
 
-void PregelRun::task_finished(PregelTask& t) {
+void PregelRun::task_finished(ExecutableTask& t) {
   StepRun* sr = t.step_run;  // kept alive by step_run_ (and by pool jobs holding it)
   // A node's failure does not skip its siblings: every task of the step runs and its writes are
   // saved, whatever the order the pool takes them in (LangGraph.js starts them all, then aborts

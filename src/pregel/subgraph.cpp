@@ -8,17 +8,17 @@ namespace superstep::internal {
 
 NodeFn subgraph_node(std::shared_ptr<const GraphData> child) {
   return NodeFn([child = std::move(child)](const State& state, Runtime& rt) -> NodeResult {
-    auto& t = static_cast<PregelTask&>(rt.context());
+    auto& t = static_cast<ExecutableTask&>(rt.context());
     return t.run->run_subgraph(t, child, state);
   });
 }
 
-std::string PregelRun::task_ns(const PregelTask& t) const {
+std::string PregelRun::task_ns(const ExecutableTask& t) const {
   std::string segment = t.node->name + ":" + t.id();
   return config_.checkpoint_ns.empty() ? segment : config_.checkpoint_ns + "|" + segment;
 }
 
-NodeResult PregelRun::run_subgraph(PregelTask& t, const std::shared_ptr<const GraphData>& child, const State& state) {
+NodeResult PregelRun::run_subgraph(ExecutableTask& t, const std::shared_ptr<const GraphData>& child, const State& state) {
   ParentLink link;
   link.saver = child->checkpointer ? child->checkpointer : saver();
   link.store = child->store ? child->store.get() : store();

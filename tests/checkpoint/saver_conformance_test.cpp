@@ -1,4 +1,4 @@
-// One conformance suite over every CheckpointSaver (DESIGN §3's storage contract).
+// One conformance suite over every CheckpointSaver (the storage contract of docs/checkpoint_schema.md).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 

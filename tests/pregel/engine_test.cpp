@@ -1,4 +1,4 @@
-// The execution contract (DESIGN §3), each case asserting the exact outcome.
+// The execution contract (docs/semantics.md), each case asserting the exact outcome.
 #include <gtest/gtest.h>
 
 #include <atomic>

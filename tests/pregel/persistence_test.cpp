@@ -1,4 +1,4 @@
-// The engine with a checkpointer (DESIGN §3): checkpoints per step, interrupts and resume,
+// The engine with a checkpointer (docs/persistence.md): checkpoints per step, interrupts and resume,
 // interrupt_before/after, get_state/history/update_state, replay and fork, failure and resume,
 // durability modes. Every case runs on every saver (memory, SQLite, PostgreSQL: saver_cases.hpp).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Channel: one slot of graph state or control flow (DESIGN §3). Every state key is a channel,
+// Channel: one slot of graph state or control flow (docs/semantics.md, "Compile"). Every state key is a channel,
 // and so is every trigger the compiler adds (branch:to:<node>, join:a+b:c, __start__).
 // A channel is owned by one run and used by one thread at a time; clone() copies it.
 //

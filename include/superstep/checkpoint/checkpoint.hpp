@@ -1,5 +1,5 @@
 // Checkpoint, its address (CheckpointConfig) and what a saver returns (CheckpointTuple): the
-// data of DESIGN §3, in LangGraph's shapes. JSON round-trips keep fields this version does not
+// data (docs/checkpoint_schema.md), in LangGraph's shapes. JSON round-trips keep fields this version does not
 // know, so checkpoints written by newer code survive a read-modify-write.
 #pragma once
 
