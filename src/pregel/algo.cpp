@@ -293,6 +293,11 @@ void PregelRun::unknown_node(const std::string& target, const std::string& who) 
                            g_->node_list() + ")");
 }
 
+void PregelRun::unknown_key(std::string_view key, const std::string& who) const {
+  throw InvalidUpdateError("graph '" + g_->name + "': " + who + " unknown key '" + std::string(key) +
+                           "' (state keys: " + g_->key_list() + ")");
+}
+
 void PregelRun::route_to(ExecutableTask& t, Destination& d, const char* what) {
   // "router of node 'r' returned unknown node 'x'", "node 'a' returned Command going to unknown
   // node 'x'", "... sent to unknown node 'x'".

@@ -573,9 +573,7 @@ std::vector<std::pair<std::string, json>> PregelRun::command_writes(const Comman
       throw InvalidUpdateError("graph '" + g_->name + "': Command.update must be an object of state keys, got " +
                                preview(command.update));
     for (auto it = command.update.begin(); it != command.update.end(); ++it) {
-      if (g_->find_key(it.key()) < 0)
-        throw InvalidUpdateError("graph '" + g_->name + "': Command.update has unknown key '" + it.key() +
-                                 "' (state keys: " + g_->key_list() + ")");
+      key_of(it.key(), [] { return std::string("Command.update has"); });
       null_writes.emplace_back(it.key(), it.value());
     }
   }
@@ -1177,10 +1175,7 @@ CheckpointConfig PregelRun::update(const json& values, const std::string& as_nod
     if (!values.is_null()) {
       if (!values.is_object())
         throw InvalidUpdateError("graph '" + g_->name + "': update_state values must be an object of state keys");
-      for (auto it = values.begin(); it != values.end(); ++it)
-        if (g_->find_key(it.key()) < 0)
-          throw InvalidUpdateError("graph '" + g_->name + "': update_state has unknown key '" + it.key() +
-                                   "' (state keys: " + g_->key_list() + ")");
+      for (auto it = values.begin(); it != values.end(); ++it) key_of(it.key(), [] { return std::string("update_state has"); });
       t->writes = g_->typed->writes_from_json(values);
     }
     const NodeData& nd = *t->node;

@@ -385,6 +385,15 @@ class PregelRun {
     return id;
   }
   [[noreturn]] void unknown_node(const std::string& target, const std::string& who) const;
+  /// The channel id of state key `key`. Throws: InvalidUpdateError "<who()> unknown key ..."
+  /// naming the schema's keys (an input, a node's update, Command.update, update_state).
+  template <class Who>
+  int key_of(std::string_view key, const Who& who) const {
+    int id = g_->find_key(key);
+    if (id < 0) unknown_key(key, who());
+    return id;
+  }
+  [[noreturn]] void unknown_key(std::string_view key, const std::string& who) const;
   void init(const std::vector<StreamMode>& modes);
   bool distinct_keys(const std::vector<std::pair<int, Value>>& writes);
   /// Typed steps with several tasks: folds their batches per field. False when some task's

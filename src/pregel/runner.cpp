@@ -70,13 +70,8 @@ void PregelRun::run_start_task(ExecutableTask& t) {
       return;
     }
     json input = *json_channel(g_->start_channel)->peek();
-    for (auto& [key, value] : input.items()) {
-      int id = g_->find_key(key);
-      if (id < 0)
-        throw InvalidUpdateError("graph '" + g_->name + "': input has unknown key '" + key +
-                                 "' (state keys: " + g_->key_list() + ")");
-      t.writes.emplace_back(id, std::move(value));
-    }
+    for (auto& [key, value] : input.items())
+      t.writes.emplace_back(key_of(key, [] { return std::string("input has"); }), std::move(value));
     t.control = t.node->edge_writes;
   } catch (...) {
     t.error = std::current_exception();
@@ -242,10 +237,7 @@ void PregelRun::process_result(ExecutableTask& t, NodeResult&& r) {
     if (keep_copy) t.stream_update = *update;
     t.writes.reserve(update->size());
     for (auto& [key, value] : update->items()) {
-      int id = g_->find_key(key);
-      if (id < 0)
-        throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' wrote unknown key '" + key +
-                                 "' (state keys: " + g_->key_list() + ")");
+      int id = key_of(key, [&] { return "node '" + node.name + "' wrote"; });
       if (!node.output_mask.empty() && !node.output_mask[id])
         throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' wrote key '" + key +
                                  "', which is not in its output_keys");
