@@ -879,7 +879,7 @@ void PostgresSaver::prune(const std::vector<std::string>& thread_ids, bool keep_
       for (int i = 0; i < newest.rows(); ++i) {
         std::string ns = newest.bytes(i, 0), id = newest.bytes(i, 1);
         json stored = parse_stored(newest.bytes(i, 2), "checkpoint", t, id);
-        if (!stored.contains(internal::kVersionsFrom)) continue;
+        if (!stored.contains(kVersionsFrom)) continue;
         internal::VersionResolver maps = Impl::versions(c, t, ns, std::make_shared<std::map<std::string, std::string>>());
         maps.resolve(id, stored);
         c.run(nullptr,

@@ -103,8 +103,8 @@ bool matches_filter(const json& metadata, const json& filter);
 /// Whether `query` selects checkpoint `id` of thread `thread` / namespace `ns` (filter aside).
 bool matches_query(const CheckpointQuery& query, const std::string& thread, const std::string& ns,
                    const std::string& id);
-/// Marks of a stored checkpoint whose version maps are changes to its parent's.
-inline constexpr const char* kVersionsFrom = "versions_from";
+/// Marks of a stored checkpoint whose version maps are changes to its parent's (the parent's id
+/// under kVersionsFrom, saver.hpp).
 inline constexpr const char* kVersionsRoot = "versions_root";
 
 /// The stored form of a checkpoint: everything but channel_values. With `deltas.versions_root`
@@ -149,9 +149,6 @@ bool keeps_changes(const CheckpointQuery& query, const json& stored, const std::
 /// Checks a config given to put/put_writes. Throws: CheckpointError naming what is missing.
 void require_thread(const CheckpointConfig& config, const char* operation);
 
-/// Where a tuple left as changes (CheckpointQuery::as_changes) has the values stored as appends:
-/// `extra[kValuesAppended][channel] = {"base": version, "elements": [...]}`.
-inline constexpr const char* kValuesAppended = "values_appended";
 
 /// Rebuilds a tuple, its values read through `values`. A checkpoint still marked as changes
 /// (keeps_changes) gets the values of its changed channels only, appends as kValuesAppended.

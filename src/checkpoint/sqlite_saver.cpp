@@ -816,7 +816,7 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
           if (get.step()) cp = get.text(0);
         }
         json stored = parse_stored(cp, "checkpoint", t, id);
-        if (stored.contains(internal::kVersionsFrom)) {  // its parents go: store whole maps
+        if (stored.contains(kVersionsFrom)) {  // its parents go: store whole maps
           impl_->maps(t, ns).resolve(id, stored);
           Stmt(impl_->db, "UPDATE checkpoints SET checkpoint = ?4 WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3")
               .bind(1, t).bind(2, ns).bind(3, id).bind(4, stored.dump()).run();

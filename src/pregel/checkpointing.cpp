@@ -8,7 +8,6 @@
 #include <set>
 #include <tuple>
 
-#include "checkpoint/saver_common.hpp"
 #include "internal/ids.hpp"
 #include "pregel/run.hpp"
 #include "pregel/persist.hpp"

@@ -1,28 +1,17 @@
-// Checkpoint, its address (CheckpointConfig) and what a saver returns (CheckpointTuple): the
-// data (docs/checkpoint_schema.md), in LangGraph's shapes. JSON round-trips keep fields this version does not
-// know, so checkpoints written by newer code survive a read-modify-write.
+// Checkpoint and what a saver returns (CheckpointTuple), addressed by CheckpointConfig
+// (checkpoint_config.hpp): the data of docs/checkpoint_schema.md, in LangGraph's shapes. JSON
+// round-trips keep fields this version does not know, so checkpoints written by newer code
+// survive a read-modify-write.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "superstep/checkpoint/checkpoint_config.hpp"
 #include "superstep/json.hpp"
 
 namespace superstep {
-
-/// Where a checkpoint lives: thread, namespace ("" = the root graph; subgraphs use
-/// "parent_node:<task_id>") and, when it names one checkpoint, its id.
-struct CheckpointConfig {
-  std::string thread_id;
-  std::string checkpoint_ns;
-  std::optional<std::string> checkpoint_id;
-
-  /// `{"configurable": {thread_id, checkpoint_ns, checkpoint_id?}}`, LangGraph's config shape.
-  json to_json() const;
-  /// Reads that shape. Throws: CheckpointError when `configurable` or `thread_id` is missing.
-  static CheckpointConfig from_json(const json& config);
-};
 
 /// One superstep's snapshot.
 struct Checkpoint {

@@ -61,6 +61,11 @@ struct CheckpointQuery {
   bool as_changes = false;
 };
 
+/// The keys of CheckpointQuery::as_changes in `Checkpoint::extra`: the parent a tuple is
+/// changes to, and the values stored as appends.
+inline constexpr const char* kVersionsFrom = "versions_from";
+inline constexpr const char* kValuesAppended = "values_appended";
+
 /// One run's hold on a thread (CheckpointSaver::claim_thread); released when destroyed.
 class ThreadClaim {
  public:
