@@ -8,15 +8,6 @@
 namespace {
 using namespace diff;
 
-struct Trace {
-  std::vector<std::string> trace;
-  int n = 0;
-};
-}  // namespace
-SUPERSTEP_STATE(Trace, SUPERSTEP_FIELD(Trace, trace, superstep::typed::append{}), SUPERSTEP_FIELD(Trace, n));
-
-namespace {
-
 using TUpdate = sp::Update<Trace>;
 TUpdate trace_of(std::string s) { return TUpdate().set<&Trace::trace>(std::vector<std::string>{std::move(s)}); }
 

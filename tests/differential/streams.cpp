@@ -4,15 +4,6 @@
 namespace {
 using namespace diff;
 
-struct Trace {
-  std::vector<std::string> trace;
-  int n = 0;
-};
-}  // namespace
-SUPERSTEP_STATE(Trace, SUPERSTEP_FIELD(Trace, trace, superstep::typed::append{}), SUPERSTEP_FIELD(Trace, n));
-
-namespace {
-
 sp::CompiledStateGraph chain(const Ctx& c, std::vector<std::string> names, bool checkpointed = false) {
   sp::StateGraph g(trace_schema());
   for (const auto& n : names) g.add_node(n, tracer(n));

@@ -71,4 +71,14 @@ sp::StateSchema trace_schema();
 /// A node appending its name to `trace`.
 sp::NodeFn tracer(const std::string& name);
 
+/// The typed twin of the trace state (`trace` appends, `n` is a plain value), for the
+/// scenarios' typed variants.
+struct Trace {
+  std::vector<std::string> trace;
+  int n = 0;
+};
+
 }  // namespace diff
+
+SUPERSTEP_STATE(diff::Trace, SUPERSTEP_FIELD(diff::Trace, trace, superstep::typed::append{}),
+                SUPERSTEP_FIELD(diff::Trace, n));
