@@ -1,11 +1,11 @@
 #include "superstep/graph/compiled_state_graph.hpp"
 
-#include "graph/graph_data.hpp"
+#include "pregel/program.hpp"
 #include "pregel/run.hpp"
 
 namespace superstep {
 
-CompiledStateGraph::CompiledStateGraph(std::shared_ptr<const internal::GraphData> data) : data_(std::move(data)) {}
+CompiledStateGraph::CompiledStateGraph(std::shared_ptr<const internal::Program> data) : data_(std::move(data)) {}
 
 json CompiledStateGraph::invoke(const json& input, const RunConfig& config) const {
   internal::PregelRun run(data_, input, config, {});
@@ -51,7 +51,7 @@ Task<json> drive(std::unique_ptr<internal::PregelRun> run, std::shared_ptr<Threa
 
 // Lazy, as every Task: the run starts (and reports bad input) when awaited.
 Task<json> CompiledStateGraph::ainvoke(json input, RunConfig config) const {
-  std::shared_ptr<const internal::GraphData> g = data_;
+  std::shared_ptr<const internal::Program> g = data_;
   // GCC 12 destroys some temporaries of a co_await operand twice: build the task first.
   auto run = std::make_unique<internal::PregelRun>(g, input, std::move(config), std::vector<StreamMode>{});
   Task<json> driven = drive(std::move(run), g->executor);
@@ -59,7 +59,7 @@ Task<json> CompiledStateGraph::ainvoke(json input, RunConfig config) const {
 }
 
 Task<json> CompiledStateGraph::ainvoke(Command input, RunConfig config) const {
-  std::shared_ptr<const internal::GraphData> g = data_;
+  std::shared_ptr<const internal::Program> g = data_;
   auto run = std::make_unique<internal::PregelRun>(g, input, std::move(config), std::vector<StreamMode>{});
   Task<json> driven = drive(std::move(run), g->executor);
   co_return co_await std::move(driven);
@@ -73,13 +73,13 @@ namespace {
 /// The graph a config's checkpoint namespace belongs to (this one for "", else the subgraph of
 /// each `node:<task_id>` segment), with the saver it uses (its own, else its parent's).
 struct Target {
-  std::shared_ptr<const internal::GraphData> graph;
+  std::shared_ptr<const internal::Program> graph;
   internal::ParentLink link;  // carries the inherited saver for a subgraph without its own
   const std::shared_ptr<CheckpointSaver>& saver() const { return graph->checkpointer ? graph->checkpointer : link.saver; }
   const internal::ParentLink* parent() const { return graph->checkpointer ? nullptr : &link; }
 };
 
-Target resolve(const std::shared_ptr<const internal::GraphData>& root, const RunConfig& config, const char* what) {
+Target resolve(const std::shared_ptr<const internal::Program>& root, const RunConfig& config, const char* what) {
   Target t{root, {}};
   t.link.saver = root->checkpointer;
   std::string_view ns = config.checkpoint_ns;

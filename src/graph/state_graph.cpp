@@ -5,7 +5,7 @@
 #include <set>
 #include <tuple>
 
-#include "graph/graph_data.hpp"
+#include "pregel/program.hpp"
 #include "pregel/subgraph.hpp"
 #include "superstep/channels/any_value.hpp"
 #include "superstep/channels/binary_operator_aggregate.hpp"
@@ -21,7 +21,7 @@ struct StateGraph::Impl {
     std::string name;
     NodeFn fn;
     NodeOptions options;
-    std::shared_ptr<const internal::GraphData> subgraph;
+    std::shared_ptr<const internal::Program> subgraph;
   };
   struct PendingBranch {
     std::string from;
@@ -137,50 +137,6 @@ std::string join_channel_name(const std::vector<std::string>& from, const std::s
 
 }  // namespace
 
-internal::ChannelPool::Set internal::ChannelPool::acquire(const GraphData& graph) {
-  const auto& prototypes = graph.prototypes;
-  {
-    std::lock_guard lock(mutex_);
-    if (!spare_.empty()) {
-      Set set = std::move(spare_.back());
-      spare_.pop_back();
-      return set;
-    }
-  }
-  Set set;
-  set.channels.reserve(prototypes.size());
-  if (graph.typed) {
-    // Typed fields point into the holder's struct: make them together, not by cloning.
-    auto typed = graph.typed->make_state_channels();
-    for (int i = 0; i < graph.num_state_keys; ++i) set.channels.push_back(std::move(typed[i]));
-    for (std::size_t i = graph.num_state_keys; i < prototypes.size(); ++i)
-      set.channels.push_back(static_cast<int>(i) == graph.holder_channel ? std::move(typed.back()) : prototypes[i]->clone());
-  } else {
-    for (const auto& p : prototypes) set.channels.push_back(p->clone());
-  }
-  for (const auto& c : set.channels) set.ch.push_back(c.get());
-  return set;
-}
-
-void internal::ChannelPool::release(Set set, const GraphData& graph) {
-  for (int i : graph.resettable_channels) set.channels[i]->reset_to(*graph.prototypes[i]);
-  std::lock_guard lock(mutex_);
-  if (spare_.size() < kMaxSpare) spare_.push_back(std::move(set));
-}
-
-std::string internal::GraphData::key_list() const {
-  std::string out;
-  for (const auto& k : state_keys) out += (out.empty() ? "" : ", ") + k;
-  return out.empty() ? "(none)" : out;
-}
-
-std::string internal::GraphData::node_list() const {
-  std::string out;
-  for (const auto& n : nodes)
-    if (!n.is_start) out += (out.empty() ? "" : ", ") + n.name;
-  return out.empty() ? "(none)" : out;
-}
-
 CompiledStateGraph StateGraph::compile(CompileOptions options) const {
   const Impl& b = *impl_;
   std::vector<std::string> problems;
@@ -281,7 +237,7 @@ CompiledStateGraph StateGraph::compile(CompileOptions options) const {
   }
 
   // --- build ---
-  auto g = std::make_shared<internal::GraphData>();
+  auto g = std::make_shared<internal::Program>();
   g->name = gname;
   g->schema = b.schema;
   g->executor = options.executor ? options.executor : ThreadPool::shared();

@@ -1,9 +1,11 @@
-// Planning and the barrier (docs/semantics.md, "The loop", steps 3 and 6). No threads here: these run on the
-// consumer's thread between steps, when no task is running.
+// Planning and the barrier as pure functions (algo.hpp; docs/semantics.md, "The loop", steps 3
+// and 6). No threads here: the loop calls these between steps, when no task is running.
+#include "pregel/algo.hpp"
+
 #include <algorithm>
 
-#include "internal/ids.hpp"
-#include "pregel/run.hpp"
+#include "pregel/subgraph.hpp"
+#include "superstep/messages/message.hpp"
 
 namespace superstep::internal {
 namespace {
@@ -12,7 +14,7 @@ namespace {
 /// task alone would have produced (LangGraph's fresh read).
 class FreshView final : public StateSource {
  public:
-  FreshView(const GraphData& g, const std::vector<Channel*>& channels,
+  FreshView(const Program& g, const std::vector<Channel*>& channels,
             const std::vector<std::pair<int, std::unique_ptr<Channel>>>& overlay)
       : g_(g), channels_(channels), overlay_(overlay) {}
   const json* find(std::string_view key) const override {
@@ -30,201 +32,133 @@ class FreshView final : public StateSource {
       if (oid == id) return static_cast<const JsonChannel&>(*ch).peek();
     return static_cast<const JsonChannel*>(channels_[id])->peek();
   }
-  const GraphData& g_;
+  const Program& g_;
   const std::vector<Channel*>& channels_;
   const std::vector<std::pair<int, std::unique_ptr<Channel>>>& overlay_;
 };
 
-}  // namespace
-
-void PregelRun::recycle_tasks() {
-  for (auto& t : tasks_) {
-    t->recycle();
-    spare_tasks_.push_back(std::move(t));
-  }
-  tasks_.clear();
-}
-
-void PregelRun::prepare_next_tasks() {
-  recycle_tasks();
-  if (!cp_) checkpoint_id_.clear();  // made on first use: most runs never need a task id
-  auto make = [&](const NodeData& node) {
-    TaskPtr t;
-    if (!spare_tasks_.empty()) {
-      t = std::move(spare_tasks_.back());
-      spare_tasks_.pop_back();
-    } else {
-      t.reset(new ExecutableTask());
-    }
-    t->run = this;
-    t->node = &node;
-    t->step = step_;
-    return t;
-  };
-  // PUSH tasks first: one per pending Send, in Send order.
-  for (std::size_t i = 0; i < pending_sends_.size(); ++i) {
-    Send& s = pending_sends_[i];
-    auto t = make(g_->nodes[g_->find_node(s.node)]);
-    t->push = true;
-    t->push_index = i;
-    if (s.typed_arg) {
-      t->typed_arg = std::move(s.typed_arg);
-      t->input.emplace(t->typed_arg.get(), nullptr);
-    } else {
-      t->send_arg = std::move(s.arg);
-      t->input.emplace(*t->send_arg);
-    }
-    t->runtime.emplace(*t);
-    tasks_.push_back(std::move(t));
-  }
-  pending_sends_.clear();
-
-  // PULL tasks: only nodes subscribed to a channel updated by the last step, in name order.
-  ++epoch_;
-  std::vector<int>& candidates = candidates_;
-  candidates.clear();
-  for (int c : updated_)
-    for (int n : g_->trigger_to_nodes[c])
-      if (node_mark_[n] != epoch_) {
-        node_mark_[n] = epoch_;
-        candidates.push_back(n);
-      }
-  std::sort(candidates.begin(), candidates.end(),
-            [&](int a, int b) { return g_->nodes[a].rank < g_->nodes[b].rank; });
-  for (int n : candidates) {
-    const NodeData& node = g_->nodes[n];
-    bool fire = false;
-    for (std::size_t j = 0; j < node.triggers.size() && !fire; ++j) {
-      int c = node.triggers[j];
-      fire = ch_[c]->is_available() && version_[c] > seen_[n][j];
-    }
-    if (!fire) continue;
-    auto t = make(node);
-    if (g_->typed) {
-      t->input.emplace(g_->typed->state(*ch_[g_->holder_channel]), nullptr);
-    } else {
-      t->view.emplace(*this, &node);
-      t->input.emplace(*t->view);
-    }
-    t->runtime.emplace(*t);
-    tasks_.push_back(std::move(t));
-  }
-}
-
-void PregelRun::bump(int channel, uint64_t version, bool& any_trigger_updated) {
-  version_[channel] = version;
-  const ChannelData& info = g_->channels[channel];
+/// Channel `channel` was updated at `version`: a trigger or volatile channel holding a value
+/// joins s.updated (once per step).
+void bump(const Program& g, ChannelState& s, int channel, uint64_t version, bool& any_trigger_updated) {
+  s.versions[channel] = version;
+  const ChannelData& info = g.channels[channel];
   if (!info.is_trigger && !info.is_volatile) return;  // only triggers and volatile channels are tracked
-  if (!ch_[channel]->is_available()) return;  // unavailable channels cannot trigger anything
-  if (chan_mark_[channel] != epoch_) {
-    chan_mark_[channel] = epoch_;
-    updated_.push_back(channel);
+  if (!s.channels[channel]->is_available()) return;  // unavailable channels cannot trigger anything
+  if (s.chan_mark[channel] != s.epoch) {
+    s.chan_mark[channel] = s.epoch;
+    s.updated.push_back(channel);
     if (info.is_trigger) any_trigger_updated = true;
   }
 }
 
-bool PregelRun::apply_batches(const std::vector<ExecutableTask*>& order, uint64_t version) {
-  batches_.clear();
+/// Typed steps with several tasks: folds their batches per field. False when some task's
+/// writes are already pairs.
+bool apply_batches(const Program& g, ChannelState& s, const std::vector<ExecutableTask*>& order, int64_t step,
+                   uint64_t version) {
+  s.batches.clear();
   for (ExecutableTask* t : order) {
     if (!t->writes.empty()) return false;
-    if (t->batch) batches_.push_back(t->batch.get());
+    if (t->batch) s.batches.push_back(t->batch.get());
   }
-  if (batches_.empty()) return true;
+  if (s.batches.empty()) return true;
   int failed = -1;
   try {
-    batches_.front()->apply_together(batches_, ch_.data(), version_.data(), version, failed);
+    s.batches.front()->apply_together(s.batches, s.channels.data(), s.versions.data(), version, failed);
   } catch (const InvalidUpdateError& e) {
     std::string writers;
     for (ExecutableTask* t : order)
       if (t->batch && failed >= 0 && t->batch->writes(failed))
         writers += (writers.empty() ? "'" : ", '") + t->node->name + "'";
-    throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
+    throw InvalidUpdateError("graph '" + g.name + "', step " + std::to_string(step) + ": " + e.what() +
                              " (written by " + writers + ")");
   }
   for (ExecutableTask* t : order) t->batch.reset();
   return true;
 }
 
-bool PregelRun::distinct_keys(const std::vector<std::pair<int, Value>>& writes) {
-  if (!g_->typed || writes.size() < 2) return true;  // JSON updates are objects: distinct keys
-  if (dup_mark_.size() < ch_.size()) dup_mark_.assign(ch_.size(), 0);
-  ++dup_epoch_;
+/// Whether `writes` name each channel once (a JSON update is an object: always).
+bool distinct_keys(const Program& g, ChannelState& s, const std::vector<std::pair<int, Value>>& writes) {
+  if (!g.typed || writes.size() < 2) return true;  // JSON updates are objects: distinct keys
+  if (s.dup_mark.size() < s.channels.size()) s.dup_mark.assign(s.channels.size(), 0);
+  ++s.dup_epoch;
   for (const auto& w : writes) {
-    if (dup_mark_[w.first] == dup_epoch_) return false;
-    dup_mark_[w.first] = dup_epoch_;
+    if (s.dup_mark[w.first] == s.dup_epoch) return false;
+    s.dup_mark[w.first] = s.dup_epoch;
   }
   return true;
 }
 
-void PregelRun::apply_grouped(const std::vector<ExecutableTask*>& order, bool control, uint64_t version,
-                              bool& any_trigger) {
+/// Applies the step's state writes (or, `control`, its branch and join writes), each channel's
+/// together through its reducer.
+void apply_grouped(const Program& g, ChannelState& s, const std::vector<ExecutableTask*>& order, int64_t step,
+                   bool control, uint64_t version, bool& any_trigger) {
   if (control && order.size() == 1) {
     // One task's branch and join writes: each channel takes them one by one (the same branch
     // written twice, by an edge and a go_to, ends the same either way).
     ExecutableTask& t = *order.front();
     for (int c : t.control) {
-      Value v = g_->channels[c].role == ChannelRole::join ? json(t.node->name) : json(nullptr);
-      if (ch_[c]->update_values(std::span<Value>(&v, 1))) bump(c, version, any_trigger);
+      Value v = g.channels[c].role == ChannelRole::join ? json(t.node->name) : json(nullptr);
+      if (s.channels[c]->update_values(std::span<Value>(&v, 1))) bump(g, s, c, version, any_trigger);
     }
     return;
   }
   if (!control && order.size() == 1) {
     ExecutableTask& t = *order.front();
     auto rethrow = [&](const InvalidUpdateError& e) {
-      throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
+      throw InvalidUpdateError("graph '" + g.name + "', step " + std::to_string(step) + ": " + e.what() +
                                " (written by '" + t.node->name + "')");
     };
     if (t.batch) {
       // A typed batch folds into the field channels directly (unless a field was set twice).
       bool applied = false;
       try {
-        applied = t.batch->apply(ch_.data(), version_.data(), version);
+        applied = t.batch->apply(s.channels.data(), s.versions.data(), version);
       } catch (const InvalidUpdateError& e) {
         rethrow(e);
       }
       if (!applied) t.batch->explode(t.writes);
       t.batch.reset();
     }
-    if (distinct_keys(t.writes)) {
+    if (distinct_keys(g, s, t.writes)) {
       // One task writing each key once: each channel takes its write in place, without grouping.
       for (auto& [c, v] : t.writes) {
         bool changed = false;
         try {
-          changed = ch_[c]->update_values(std::span<Value>(&v, 1));
+          changed = s.channels[c]->update_values(std::span<Value>(&v, 1));
         } catch (const InvalidUpdateError& e) {
           rethrow(e);
         }
-        if (changed) bump(c, version, any_trigger);
+        if (changed) bump(g, s, c, version, any_trigger);
       }
       return;
     }
   }
-  if (!control && g_->typed && apply_batches(order, version)) return;
+  if (!control && g.typed && apply_batches(g, s, order, step, version)) return;
   for (ExecutableTask* t : order)
     if (t->batch) {  // mixed with flattened writes: group everything as pairs
       t->batch->explode(t->writes);
       t->batch.reset();
     }
-  touched_.clear();
+  s.touched.clear();
   for (ExecutableTask* t : order) {
     if (control) {
       for (int c : t->control) {
-        if (buckets_[c].empty()) touched_.push_back(c);
-        if (g_->channels[c].role == ChannelRole::join) buckets_[c].emplace_back(json(t->node->name));
-        else buckets_[c].emplace_back(json(nullptr));
+        if (s.buckets[c].empty()) s.touched.push_back(c);
+        if (g.channels[c].role == ChannelRole::join) s.buckets[c].emplace_back(json(t->node->name));
+        else s.buckets[c].emplace_back(json(nullptr));
       }
     } else {
       for (auto& [c, v] : t->writes) {
-        if (buckets_[c].empty()) touched_.push_back(c);
-        buckets_[c].push_back(std::move(v));
+        if (s.buckets[c].empty()) s.touched.push_back(c);
+        s.buckets[c].push_back(std::move(v));
       }
     }
   }
-  for (int c : touched_) {
-    std::vector<Value>& vals = buckets_[c];
+  for (int c : s.touched) {
+    std::vector<Value>& vals = s.buckets[c];
     bool changed = false;
     try {
-      changed = ch_[c]->update_values(std::span<Value>(vals));
+      changed = s.channels[c]->update_values(std::span<Value>(vals));
     } catch (const InvalidUpdateError& e) {
       vals.clear();
       std::string writers;
@@ -234,16 +168,17 @@ void PregelRun::apply_grouped(const std::vector<ExecutableTask*>& order, bool co
         for (int cc : t->control) wrote = wrote || cc == c;
         if (wrote) writers += (writers.empty() ? "'" : ", '") + t->node->name + "'";
       }
-      for (int other : touched_) buckets_[other].clear();
-      throw InvalidUpdateError("graph '" + g_->name + "', step " + std::to_string(step_) + ": " + e.what() +
+      for (int other : s.touched) s.buckets[other].clear();
+      throw InvalidUpdateError("graph '" + g.name + "', step " + std::to_string(step) + ": " + e.what() +
                                " (written by " + writers + ")");
     }
     vals.clear();
-    if (changed) bump(c, version, any_trigger);
+    if (changed) bump(g, s, c, version, any_trigger);
   }
 }
 
-void PregelRun::run_routers(ExecutableTask& t, const State& state) {
+/// Runs task `t`'s routers on `state` and routes what they return.
+void run_routers(const Program& g, ExecutableTask& t, int64_t step, const State& state) {
   const NodeData& node = *t.node;
   for (const BranchData& br : node.branches) {
     Route route;
@@ -258,11 +193,11 @@ void PregelRun::run_routers(ExecutableTask& t, const State& state) {
       } catch (...) {
         what = "unknown exception";
       }
-      throw NodeError(node.name, t.id(), step_, std::current_exception(), "router failed: " + what);
+      throw NodeError(node.name, t.id(), step, std::current_exception(), "router failed: " + what);
     }
     for (Destination& d : route.items()) {
       if (std::holds_alternative<Send>(d)) {
-        route_to(t, d, nullptr);
+        route_to(g, t, d, nullptr);
         continue;
       }
       std::string& name = std::get<std::string>(d);
@@ -271,7 +206,7 @@ void PregelRun::run_routers(ExecutableTask& t, const State& state) {
         if (it == br.path_map.mapping().end()) {
           std::string keys;
           for (const auto& [k, v] : br.path_map.mapping()) keys += (keys.empty() ? "" : ", ") + k;
-          throw InvalidUpdateError("graph '" + g_->name + "': router of node '" + node.name + "' returned '" + name +
+          throw InvalidUpdateError("graph '" + g.name + "': router of node '" + node.name + "' returned '" + name +
                                    "', which is not in its path map (keys: " + keys + ")");
         }
         name = it->second;
@@ -280,25 +215,156 @@ void PregelRun::run_routers(ExecutableTask& t, const State& state) {
         // As LangGraph: a router given its destinations may return only those (END included).
         std::string list;
         for (const auto& dest : declared) list += (list.empty() ? "" : ", ") + dest;
-        throw InvalidUpdateError("graph '" + g_->name + "': router of node '" + node.name + "' returned '" + name +
+        throw InvalidUpdateError("graph '" + g.name + "': router of node '" + node.name + "' returned '" + name +
                                  "', which is not among its declared destinations (" + list + ")");
       }
-      route_to(t, d, nullptr);
+      route_to(g, t, d, nullptr);
     }
   }
 }
 
-void PregelRun::unknown_node(const std::string& target, const std::string& who) const {
-  throw InvalidUpdateError("graph '" + g_->name + "': " + who + " unknown node '" + target + "' (nodes: " +
-                           g_->node_list() + ")");
+}  // namespace
+
+const json* ChannelView::find(std::string_view key) const {
+  int id = g_->find_key(key);
+  if (id < 0) return nullptr;
+  if (node_ && !node_->input_mask.empty() && !node_->input_mask[id]) return nullptr;
+  return static_cast<const JsonChannel*>((*channels_)[id])->peek();
 }
 
-void PregelRun::unknown_key(std::string_view key, const std::string& who) const {
-  throw InvalidUpdateError("graph '" + g_->name + "': " + who + " unknown key '" + std::string(key) +
-                           "' (state keys: " + g_->key_list() + ")");
+void ChannelView::for_each(const std::function<void(const std::string&, const json&)>& fn) const {
+  for (int id = 0; id < g_->num_state_keys; ++id) {
+    if (node_ && !node_->input_mask.empty() && !node_->input_mask[id]) continue;
+    if (const json* v = static_cast<const JsonChannel*>((*channels_)[id])->peek()) fn(g_->state_keys[id], *v);
+  }
 }
 
-void PregelRun::route_to(ExecutableTask& t, Destination& d, const char* what) {
+void start_channels(const Program& g, ChannelState& s) {
+  const std::size_t n = g.channels.size();
+  s.versions = g.initial_version;  // channels that start with a value count as written by the input step
+  s.chan_mark.assign(n, 0);
+  s.buckets.resize(n);
+  s.node_mark.assign(g.nodes.size(), 0);
+  s.seen.resize(g.nodes.size());
+  for (const auto& nd : g.nodes) s.seen[nd.id].assign(nd.triggers.size(), 0);
+  s.pending_sends.clear();
+  // The input step (-1) triggers __start__; step 0 runs the __start__ task. A typed graph's
+  // input waits in its run (the __start__ task writes it); __start__ only triggers.
+  if (g.typed) {
+    Value trigger = json::object();
+    s.channels[g.start_channel]->update_values(std::span<Value>(&trigger, 1));
+  }
+  s.max_version = 1;
+  s.version_floor = 0;
+  s.versions[g.start_channel] = s.max_version;
+  s.updated = {g.start_channel};
+  s.live_volatile = {g.start_channel};
+}
+
+const std::vector<int>& triggered_nodes(const Program& g, ChannelState& s) {
+  ++s.epoch;
+  std::vector<int>& candidates = s.candidates;
+  candidates.clear();
+  for (int c : s.updated)
+    for (int n : g.trigger_to_nodes[c])
+      if (s.node_mark[n] != s.epoch) {
+        s.node_mark[n] = s.epoch;
+        candidates.push_back(n);
+      }
+  std::sort(candidates.begin(), candidates.end(), [&](int a, int b) { return g.nodes[a].rank < g.nodes[b].rank; });
+  std::erase_if(candidates, [&](int n) {
+    const NodeData& node = g.nodes[n];
+    for (std::size_t j = 0; j < node.triggers.size(); ++j) {
+      int c = node.triggers[j];
+      if (s.channels[c]->is_available() && s.versions[c] > s.seen[n][j]) return false;
+    }
+    return true;
+  });
+  return candidates;
+}
+
+const std::vector<ExecutableTask*>& path_order(const std::vector<TaskPtr>& tasks, ChannelState& s) {
+  std::vector<ExecutableTask*>& order = s.order;
+  order.clear();
+  for (const auto& t : tasks)
+    if (!t->push) order.push_back(t.get());
+  for (const auto& t : tasks)
+    if (t->push) order.push_back(t.get());
+  return order;
+}
+
+namespace {
+void apply_go_to(const Program& g, ExecutableTask& t, Route& go_to, const char* what) {
+  for (Destination& d : go_to.items()) route_to(g, t, d, what);
+}
+}  // namespace
+
+void collect_writes(const Program& g, ExecutableTask& t, NodeResult&& r, ResultOptions options) {
+  const NodeData& node = *t.node;
+  if (WriteList* typed = r.typed_writes()) {
+    // The field writes stay batched unless a stream part shows them (or the barrier must
+    // group them with other tasks' writes: apply_writes flattens then).
+    if (!options.keep_batch) typed->flatten();
+    else t.batch = std::move(typed->batch);
+    if (options.keep_update) {
+      t.stream_update = json::object();
+      for (const auto& [i, v] : typed->writes) t.stream_update[g.state_keys[i]] = v.to_json();
+    } else {
+      t.stream_update = nullptr;
+    }
+    t.writes = std::move(typed->writes);
+    apply_go_to(g, t, typed->go_to, "Update");
+    t.control.insert(t.control.end(), node.edge_writes.begin(), node.edge_writes.end());
+    t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());
+    return;
+  }
+  if (g.typed && !r.is_none())
+    throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
+                             "' returned JSON or a Command in a typed graph; return sp::Update<S>");
+  json* update = r.update();
+  Command* cmd = r.command();
+  if (cmd) {
+    if (cmd->graph == Command::PARENT) {
+      if (!options.has_parent)
+        throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
+                                 "' returned Command with graph=PARENT, but this graph has no parent");
+      Command up = std::move(*cmd);
+      up.graph.clear();
+      throw ParentCommand(std::move(up));
+    }
+    if (!cmd->graph.empty())
+      throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' returned Command with graph='" +
+                               cmd->graph + "'; only Command::PARENT (or none) is known");
+    if (!cmd->resume.is_null())
+      throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
+                               "' returned Command with resume; resume is an input of invoke, not a node result");
+    update = &cmd->update;
+  }
+  if (update && !update->is_null()) {
+    if (!update->is_object())
+      throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' returned " + preview(*update) +
+                               ", expected an object of state keys, a Command, or nothing");
+    // As LangGraph: the ids add_messages gives a node's messages show in its `updates` part too.
+    for (int key : g.message_keys)
+      if (auto it = update->find(g.state_keys[key]); it != update->end()) assign_message_ids(*it);
+    if (options.keep_update) t.stream_update = *update;
+    t.writes.reserve(update->size());
+    for (auto& [key, value] : update->items()) {
+      int id = g.key_of(key, [&] { return "node '" + node.name + "' wrote"; });
+      if (!node.output_mask.empty() && !node.output_mask[id])
+        throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' wrote key '" + key +
+                                 "', which is not in its output_keys");
+      t.writes.emplace_back(id, std::move(value));
+    }
+  } else {
+    t.stream_update = nullptr;
+  }
+  if (cmd) apply_go_to(g, t, cmd->go_to, "Command");
+  t.control.insert(t.control.end(), node.edge_writes.begin(), node.edge_writes.end());
+  t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());
+}
+
+void route_to(const Program& g, ExecutableTask& t, Destination& d, const char* what) {
   // "router of node 'r' returned unknown node 'x'", "node 'a' returned Command going to unknown
   // node 'x'", "... sent to unknown node 'x'".
   const bool send = std::holds_alternative<Send>(d);
@@ -309,22 +375,39 @@ void PregelRun::route_to(ExecutableTask& t, Destination& d, const char* what) {
   if (send) {
     Send& s = std::get<Send>(d);
     if (s.node == END) return;  // a Send to END runs nothing
-    node_of(s.node, who);
+    g.node_of(s.node, who);
     t.sends.push_back(std::move(s));
     return;
   }
-  if (int id = node_of(std::get<std::string>(d), who)) t.control.push_back(g_->branch_channel[id]);
+  if (int id = g.node_of(std::get<std::string>(d), who)) t.control.push_back(g.branch_channel[id]);
 }
 
-void PregelRun::apply_writes() {
-  // Tasks in path order: PULL tasks by node name, then PUSH tasks by Send index (never in
-  // completion order).
-  std::vector<ExecutableTask*>& order = order_;
-  order.clear();
-  for (auto& t : tasks_)
-    if (!t->push) order.push_back(t.get());
-  for (auto& t : tasks_)
-    if (t->push) order.push_back(t.get());
+bool apply_input_writes(const Program& g, ChannelState& s, ExecutableTask& t) {
+  if (t.writes.empty() && t.control.empty() && t.sends.empty()) return false;
+  const uint64_t version = s.next_version();
+  ++s.epoch;
+  bool any = false;
+  std::vector<std::pair<int, std::vector<Value>>> grouped;
+  auto add = [&](int c, Value v) {
+    for (auto& [gc, vals] : grouped)
+      if (gc == c) return vals.push_back(std::move(v));
+    grouped.emplace_back(c, std::vector<Value>{});
+    grouped.back().second.push_back(std::move(v));
+  };
+  for (auto& [c, v] : t.writes) add(c, std::move(v));
+  for (int c : t.control) add(c, json(nullptr));
+  for (auto& [c, vals] : grouped)
+    if (s.channels[c]->update_values(std::span<Value>(vals))) bump(g, s, c, version, any);
+  for (Send& send : t.sends) s.pending_sends.push_back(std::move(send));
+  for (int c : s.updated)
+    if (g.channels[c].is_volatile && s.channels[c]->is_available() &&
+        std::find(s.live_volatile.begin(), s.live_volatile.end(), c) == s.live_volatile.end())
+      s.live_volatile.push_back(c);
+  return true;
+}
+
+void apply_writes(const Program& g, ChannelState& s, const std::vector<TaskPtr>& tasks, int64_t step) {
+  const std::vector<ExecutableTask*>& order = path_order(tasks, s);
 
   // Routers of a step with several tasks see copies with their own task's writes: typed
   // batches become pairs for that.
@@ -340,7 +423,7 @@ void PregelRun::apply_writes() {
   for (ExecutableTask* t : order) {
     if (t->push || t->synthetic) continue;
     const NodeData& node = *t->node;
-    for (std::size_t j = 0; j < node.triggers.size(); ++j) seen_[node.id][j] = version_[node.triggers[j]];
+    for (std::size_t j = 0; j < node.triggers.size(); ++j) s.seen[node.id][j] = s.versions[node.triggers[j]];
   }
 
   // Routers see the state plus their own task's writes only. Where another task of this step
@@ -349,7 +432,7 @@ void PregelRun::apply_writes() {
   // Typed state: a router whose task has siblings that wrote gets a copy of the struct with only
   // its own task's writes folded in.
   std::vector<std::shared_ptr<const void>> typed_fresh;
-  if (any_router && order.size() > 1 && g_->typed) {
+  if (any_router && order.size() > 1 && g.typed) {
     typed_fresh.resize(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
       if (order[i]->node->branches.empty()) continue;
@@ -358,23 +441,23 @@ void PregelRun::apply_writes() {
       if (!others_wrote) continue;
       std::vector<std::pair<int, Value>> mine;
       for (const auto& w : order[i]->writes) mine.emplace_back(w.first, w.second.clone());
-      typed_fresh[i] = g_->typed->fresh_copy(*ch_[g_->holder_channel], std::move(mine));
+      typed_fresh[i] = g.typed->fresh_copy(*s.channels[g.holder_channel], std::move(mine));
     }
   } else if (any_router && order.size() > 1) {
     overlays.resize(order.size());
-    std::vector<int> writers(g_->num_state_keys, 0);
+    std::vector<int> writers(g.num_state_keys, 0);
     for (ExecutableTask* t : order) {
-      ++epoch_;
+      ++s.epoch;
       for (const auto& w : t->writes)
-        if (chan_mark_[w.first] != epoch_) {
-          chan_mark_[w.first] = epoch_;
+        if (s.chan_mark[w.first] != s.epoch) {
+          s.chan_mark[w.first] = s.epoch;
           ++writers[w.first];
         }
     }
     for (std::size_t i = 0; i < order.size(); ++i) {
       ExecutableTask* t = order[i];
       if (t->node->branches.empty()) continue;
-      for (int k = 0; k < g_->num_state_keys; ++k) {
+      for (int k = 0; k < g.num_state_keys; ++k) {
         int own = 0;
         std::vector<Value> mine;
         for (const auto& w : t->writes)
@@ -383,57 +466,57 @@ void PregelRun::apply_writes() {
             mine.push_back(w.second.clone());
           }
         if (writers[k] - own <= 0) continue;
-        auto copy = ch_[k]->clone();
+        auto copy = s.channels[k]->clone();
         if (!mine.empty()) copy->update_values(std::span<Value>(mine));
         overlays[i].emplace_back(k, std::move(copy));
       }
     }
   }
 
-  const uint64_t version = next_version();
-  ++epoch_;
-  updated_.clear();
+  const uint64_t version = s.next_version();
+  ++s.epoch;
+  s.updated.clear();
   bool any_trigger = false;
 
   for (ExecutableTask* t : order) {
     if (t->push || t->synthetic) continue;
     for (int c : t->node->triggers)
-      if (ch_[c]->consume()) version_[c] = version;
+      if (s.channels[c]->consume()) s.versions[c] = version;
   }
 
-  apply_grouped(order, /*control=*/false, version, any_trigger);
+  apply_grouped(g, s, order, step, /*control=*/false, version, any_trigger);
 
   static const std::vector<std::pair<int, std::unique_ptr<Channel>>> kNoOverlay;
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (order[i]->node->branches.empty()) continue;
-    if (g_->typed) {
-      const void* s = !typed_fresh.empty() && typed_fresh[i] ? typed_fresh[i].get()
-                                                             : g_->typed->state(*ch_[g_->holder_channel]);
-      run_routers(*order[i], State(s, nullptr));
+    if (g.typed) {
+      const void* fresh = !typed_fresh.empty() && typed_fresh[i] ? typed_fresh[i].get()
+                                                                 : g.typed->state(*s.channels[g.holder_channel]);
+      run_routers(g, *order[i], step, State(fresh, nullptr));
       continue;
     }
-    FreshView fresh(*g_, ch_, overlays.empty() ? kNoOverlay : overlays[i]);
-    run_routers(*order[i], State(fresh));
+    FreshView fresh(g, s.channels, overlays.empty() ? kNoOverlay : overlays[i]);
+    run_routers(g, *order[i], step, State(fresh));
   }
 
-  apply_grouped(order, /*control=*/true, version, any_trigger);
+  apply_grouped(g, s, order, step, /*control=*/true, version, any_trigger);
 
   for (ExecutableTask* t : order)
-    for (Send& s : t->sends) pending_sends_.push_back(std::move(s));
+    for (Send& send : t->sends) s.pending_sends.push_back(std::move(send));
 
   // Volatile channels not written this step are cleared (a version bump, not a trigger).
-  for (int c : live_volatile_) {
-    if (chan_mark_[c] == epoch_) continue;
-    if (ch_[c]->update_values(std::span<Value>())) version_[c] = version;
+  for (int c : s.live_volatile) {
+    if (s.chan_mark[c] == s.epoch) continue;
+    if (s.channels[c]->update_values(std::span<Value>())) s.versions[c] = version;
   }
-  live_volatile_.clear();
-  for (int c : updated_)
-    if (g_->channels[c].is_volatile && ch_[c]->is_available()) live_volatile_.push_back(c);
+  s.live_volatile.clear();
+  for (int c : s.updated)
+    if (g.channels[c].is_volatile && s.channels[c]->is_available()) s.live_volatile.push_back(c);
 
   // Tentatively the last step: deferred nodes and their joins become available.
   if (!any_trigger) {
-    for (int c : g_->after_finish_channels)
-      if (ch_[c]->finish()) bump(c, version, any_trigger);
+    for (int c : g.after_finish_channels)
+      if (s.channels[c]->finish()) bump(g, s, c, version, any_trigger);
   }
 }
 

@@ -9,8 +9,9 @@
 #include <tuple>
 
 #include "internal/ids.hpp"
-#include "pregel/run.hpp"
+#include "pregel/algo.hpp"
 #include "pregel/persist.hpp"
+#include "pregel/run.hpp"
 
 namespace superstep {
 
@@ -104,7 +105,7 @@ std::vector<Interrupt> interrupts_from(const json& v) {
 
 // --- set-up ---
 
-PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const Command& input, RunConfig config,
+PregelRun::PregelRun(std::shared_ptr<const Program> graph, const Command& input, RunConfig config,
                      const std::vector<StreamMode>& modes, const ParentLink* link)
     : g_(std::move(graph)), config_(std::move(config)), parent_(link) {
   if (saver()) {
@@ -119,27 +120,27 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const Command& inpu
                 "and a thread_id: without one nothing can be waiting to be resumed");
   std::vector<std::pair<std::string, json>> writes = command_writes(input);
   init(modes);
-  if (g_->typed) ch_[g_->start_channel]->restore(std::nullopt);
-  version_[g_->start_channel] = 0;  // no __start__ step: the writes are the input step
-  updated_.clear();
-  live_volatile_.clear();
+  if (g_->typed) cs_.channels[g_->start_channel]->restore(std::nullopt);
+  cs_.versions[g_->start_channel] = 0;  // no __start__ step: the writes are the input step
+  cs_.updated.clear();
+  cs_.live_volatile.clear();
   ExecutableTask t;
   t.run = this;
   for (const auto& [c, v] : writes) decode_write(t, c, v);
-  apply_input_task(t);
+  apply_input_writes(*g_, cs_, t);
   if (wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
 }
 
-PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, const CheckpointTuple* tuple, Inspect,
+PregelRun::PregelRun(std::shared_ptr<const Program> graph, RunConfig config, const CheckpointTuple* tuple, Inspect,
                      const ParentLink* link)
     : g_(std::move(graph)), config_(std::move(config)), parent_(link) {
   config_.durability = Durability::sync;
   init({});
   start_persist();
-  if (g_->typed) ch_[g_->start_channel]->restore(std::nullopt);
-  version_[g_->start_channel] = 0;
-  updated_.clear();
-  live_volatile_.clear();
+  if (g_->typed) cs_.channels[g_->start_channel]->restore(std::nullopt);
+  cs_.versions[g_->start_channel] = 0;
+  cs_.updated.clear();
+  cs_.live_volatile.clear();
   if (tuple) {
     restore(*tuple);
   } else {
@@ -163,15 +164,15 @@ void PregelRun::start_persist() {
   p.interrupt_after = config_.interrupt_after ? *config_.interrupt_after : g_->interrupt_after;
   p.run_id = config_.run_id.empty() ? uuid4() : config_.run_id;
   p.current = CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt};
-  p.saved_version.assign(ch_.size(), 0);
-  p.stored_version.assign(ch_.size(), nullptr);
+  p.saved_version.assign(cs_.channels.size(), 0);
+  p.stored_version.assign(cs_.channels.size(), nullptr);
   p.deltas = p.saver && p.saver->stores_deltas();
-  p.interrupt_seen.assign(ch_.size(), 0);
+  p.interrupt_seen.assign(cs_.channels.size(), 0);
 }
 
 void PregelRun::load_sends(const std::function<void(const std::string&)>& fail) {
   const json& sends = cp_->sends;
-  pending_sends_.clear();
+  cs_.pending_sends.clear();
   if (sends.is_null()) return;
   if (!sends.is_array()) fail("stored '__pregel_tasks' is not a list");
   for (const json& s : sends) {
@@ -186,10 +187,10 @@ void PregelRun::load_sends(const std::function<void(const std::string&)>& fail) 
       } catch (const std::exception& e) {
         fail("stored Send to '" + node + "' has an argument that does not load: " + e.what());
       }
-      pending_sends_.push_back(Send{node, nullptr, std::move(arg)});
+      cs_.pending_sends.push_back(Send{node, nullptr, std::move(arg)});
       continue;
     }
-    pending_sends_.push_back(Send{node, s.value("arg", json(nullptr)), nullptr});
+    cs_.pending_sends.push_back(Send{node, s.value("arg", json(nullptr)), nullptr});
   }
 }
 
@@ -210,7 +211,7 @@ void PregelRun::load_seen(const json& versions_seen) {
     const NodeData& node = g_->nodes[n];
     for (std::size_t j = 0; j < node.triggers.size(); ++j) {
       auto v = it.value().find(g_->channels[node.triggers[j]].name);
-      seen_[n][j] = v != it.value().end() ? parse_version(*v) : 0;
+      cs_.seen[n][j] = v != it.value().end() ? parse_version(*v) : 0;
     }
   }
 }
@@ -221,7 +222,7 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
   auto fail = [&](const std::string& what) {
     throw CheckpointError("thread '" + tuple.config.thread_id + "', checkpoint '" + c.id + "': " + what);
   };
-  ch_[g_->start_channel]->restore(std::nullopt);
+  cs_.channels[g_->start_channel]->restore(std::nullopt);
   p.sends = nullptr;
   for (auto it = c.channel_values.begin(); it != c.channel_values.end(); ++it) {
     const std::string& name = it.key();
@@ -232,24 +233,24 @@ void PregelRun::restore(const CheckpointTuple& tuple) {
     int id = g_->find_channel(name);
     if (id < 0) continue;  // a channel this version of the graph no longer has
     try {
-      ch_[id]->restore(it.value());
+      cs_.channels[id]->restore(it.value());
     } catch (const std::exception& e) {
       fail("channel '" + name + "' cannot be restored: " + e.what());
     }
   }
-  std::fill(version_.begin(), version_.end(), 0);
-  max_version_ = 0;
+  std::fill(cs_.versions.begin(), cs_.versions.end(), 0);
+  cs_.max_version = 0;
   std::fill(p.stored_version.begin(), p.stored_version.end(), nullptr);
   for (auto it = c.channel_versions.begin(); it != c.channel_versions.end(); ++it) {
     uint64_t v = parse_version(it.value());
-    max_version_ = std::max(max_version_, v);
+    cs_.max_version = std::max(cs_.max_version, v);
     int id = g_->find_channel(it.key());
     if (id < 0) continue;
-    version_[id] = v;
+    cs_.versions[id] = v;
     if (c.channel_values.contains(it.key())) p.stored_version[id] = it.value();
   }
-  p.interrupt_seen.assign(ch_.size(), 0);
-  for (auto& s : seen_) std::fill(s.begin(), s.end(), 0);
+  p.interrupt_seen.assign(cs_.channels.size(), 0);
+  for (auto& s : cs_.seen) std::fill(s.begin(), s.end(), 0);
   load_seen(c.versions_seen);
   load_sends(fail);
   restored(tuple, tuple.metadata, tuple.pending_writes);
@@ -260,7 +261,7 @@ void PregelRun::continue_versions_after_latest() {
       cp_->saver->get_tuple(CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt});
   if (!latest || latest->checkpoint.id == checkpoint_id_) return;
   // Each run continues after the newest checkpoint, so the newest holds the thread's highest version.
-  for (const json& v : latest->checkpoint.channel_versions) version_floor_ = std::max(version_floor_, parse_version(v));
+  for (const json& v : latest->checkpoint.channel_versions) cs_.version_floor = std::max(cs_.version_floor, parse_version(v));
 }
 
 bool PregelRun::restore_changes(CheckpointTuple& tuple) {
@@ -277,7 +278,7 @@ bool PregelRun::restore_changes(CheckpointTuple& tuple) {
     int id = g_->find_channel(it.key());
     if (id < 0) continue;
     const json* base = it->is_object() && it->contains("base") ? &(*it)["base"] : nullptr;
-    if (!base || !(*it)["elements"].is_array() || !ch_[id]->is_available() || parse_version(*base) != version_[id])
+    if (!base || !(*it)["elements"].is_array() || !cs_.channels[id]->is_available() || parse_version(*base) != cs_.versions[id])
       return false;
   }
   // A channel whose version changed has the value stored at its new version, or none.
@@ -285,7 +286,7 @@ bool PregelRun::restore_changes(CheckpointTuple& tuple) {
     const std::string& name = it.key();
     auto value = c.channel_values.find(name);
     const bool has_value = value != c.channel_values.end();
-    if (!it->is_null()) max_version_ = std::max(max_version_, parse_version(*it));
+    if (!it->is_null()) cs_.max_version = std::max(cs_.max_version, parse_version(*it));
     if (name == kTasksChannel) {
       p.sends = has_value ? std::move(*value) : json(nullptr);
       continue;
@@ -297,22 +298,22 @@ bool PregelRun::restore_changes(CheckpointTuple& tuple) {
       if (append != appended.end()) {
         // The value so far, then the elements appended: no copy of what was there.
         std::optional<json> whole;
-        if (!g_->typed) whole = static_cast<JsonChannel*>(ch_[id])->take();
-        else whole = ch_[id]->checkpoint();
+        if (!g_->typed) whole = static_cast<JsonChannel*>(cs_.channels[id])->take();
+        else whole = cs_.channels[id]->checkpoint();
         if (!whole || !whole->is_array()) fail("channel '" + name + "' holds no list to append the stored elements to");
         for (json& e : (*append)["elements"]) whole->push_back(std::move(e));
-        ch_[id]->restore_moved(std::move(*whole));
+        cs_.channels[id]->restore_moved(std::move(*whole));
       } else if (has_value) {
-        ch_[id]->restore_moved(std::move(*value));
+        cs_.channels[id]->restore_moved(std::move(*value));
       } else {
-        ch_[id]->restore(std::nullopt);
+        cs_.channels[id]->restore(std::nullopt);
       }
     } catch (const CheckpointError&) {
       throw;
     } catch (const std::exception& e) {
       fail("channel '" + name + "' cannot be restored: " + e.what());
     }
-    version_[id] = it->is_null() ? 0 : parse_version(*it);
+    cs_.versions[id] = it->is_null() ? 0 : parse_version(*it);
     p.stored_version[id] = has_value || append != appended.end() ? *it : json(nullptr);
   }
   load_seen(c.versions_seen);  // a node whose map changed has its whole map here
@@ -324,20 +325,20 @@ bool PregelRun::restore_changes(CheckpointTuple& tuple) {
 void PregelRun::restored(const CheckpointTuple& tuple, json metadata, std::vector<PendingWrite> pending) {
   Persist& p = *cp_;
   const Checkpoint& c = tuple.checkpoint;
-  updated_.clear();
+  cs_.updated.clear();
   if (c.updated_channels.is_array()) {
     for (const json& name : c.updated_channels)
       if (name.is_string()) {
         int id = g_->find_channel(name.get_ref<const std::string&>());
-        if (id >= 0 && (g_->channels[id].is_trigger || g_->channels[id].is_volatile)) updated_.push_back(id);
+        if (id >= 0 && (g_->channels[id].is_trigger || g_->channels[id].is_volatile)) cs_.updated.push_back(id);
       }
   } else {
-    for (std::size_t i = 0; i < ch_.size(); ++i)
-      if (g_->channels[i].is_trigger) updated_.push_back(static_cast<int>(i));
+    for (std::size_t i = 0; i < cs_.channels.size(); ++i)
+      if (g_->channels[i].is_trigger) cs_.updated.push_back(static_cast<int>(i));
   }
-  live_volatile_.clear();
+  cs_.live_volatile.clear();
   for (int id : g_->volatile_channels)
-    if (ch_[id]->is_available()) live_volatile_.push_back(id);
+    if (cs_.channels[id]->is_available()) cs_.live_volatile.push_back(id);
 
   p.has_checkpoint = true;
   p.seen_cache_valid = false;
@@ -348,7 +349,7 @@ void PregelRun::restored(const CheckpointTuple& tuple, json metadata, std::vecto
   p.metadata = std::move(metadata);
   p.pending = std::move(pending);
   p.created_at = c.ts;
-  p.saved_version = version_;
+  p.saved_version = cs_.versions;
   const json& step = p.metadata.is_object() ? p.metadata.value("step", json(-1)) : json(-1);
   p.loaded_step = step.is_number_integer() ? step.get<int64_t>() : -1;
   step_ = p.loaded_step + 1;
@@ -365,7 +366,7 @@ bool continues_next(const std::vector<CheckpointTuple>& tuples, std::size_t k) {
 }
 }  // namespace
 
-void PregelRun::walk_history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
+void PregelRun::walk_history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
                              std::vector<CheckpointTuple>& tuples, std::vector<StateSnapshot>& out, std::size_t newest,
                              std::size_t oldest, const ParentLink* link) {
   std::unique_ptr<PregelRun> run;
@@ -390,7 +391,7 @@ void PregelRun::walk_history(const std::shared_ptr<const GraphData>& graph, cons
   }
 }
 
-std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
+std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
                                               std::vector<CheckpointTuple> tuples, const ParentLink* link) {
   std::vector<StateSnapshot> out(tuples.size());
   // Oldest first on this thread: each tuple stored as changes to the one listed after it is applied
@@ -430,7 +431,7 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
   if (config_.checkpoint_id && !tuple)
     throw CheckpointError("graph '" + g_->name + "': thread '" + config_.thread_id + "' has no checkpoint '" +
                           *config_.checkpoint_id + "'");
-  if (g_->typed) ch_[g_->start_channel]->restore(std::nullopt);
+  if (g_->typed) cs_.channels[g_->start_channel]->restore(std::nullopt);
   if (tuple) restore(*tuple);
   if (tuple && config_.checkpoint_id) continue_versions_after_latest();
 
@@ -523,7 +524,7 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
 
   apply_null_writes();
   if (resuming || command_writes_given) {
-    p.interrupt_seen = version_;
+    p.interrupt_seen = cs_.versions;
     const std::string source = p.metadata.is_object() ? p.metadata.value("source", std::string()) : std::string();
     if (time_travel) {
       // Replaying a past checkpoint: its steps run again, as a fork of it.
@@ -550,10 +551,10 @@ void PregelRun::load_and_apply_input(const json* input, const Command* command) 
       throw InvalidUpdateError("graph '" + g_->name + "': input must be an object of state keys, got " + preview(*input));
     if (tuple) discard_tasks();
     Value in = *input;
-    ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
-    version_[g_->start_channel] = next_version();
-    updated_ = {g_->start_channel};
-    live_volatile_ = {g_->start_channel};
+    cs_.channels[g_->start_channel]->update_values(std::span<Value>(&in, 1));
+    cs_.versions[g_->start_channel] = cs_.next_version();
+    cs_.updated = {g_->start_channel};
+    cs_.live_volatile = {g_->start_channel};
     step_ = tuple ? p.loaded_step + 1 : -1;
     save_checkpoint("input");
     ++step_;
@@ -572,16 +573,16 @@ std::vector<std::pair<std::string, json>> PregelRun::command_writes(const Comman
       throw InvalidUpdateError("graph '" + g_->name + "': Command.update must be an object of state keys, got " +
                                preview(command.update));
     for (auto it = command.update.begin(); it != command.update.end(); ++it) {
-      key_of(it.key(), [] { return std::string("Command.update has"); });
+      g_->key_of(it.key(), [] { return std::string("Command.update has"); });
       null_writes.emplace_back(it.key(), it.value());
     }
   }
   for (const Destination& d : command.go_to.items()) {
     if (const Send* s = std::get_if<Send>(&d)) {
       if (s->node == END) continue;
-      node_of(s->node, [] { return std::string("Command.go_to sends to"); });
+      g_->node_of(s->node, [] { return std::string("Command.go_to sends to"); });
       null_writes.emplace_back(kTasksChannel, json{{"node", s->node}, {"arg", s->arg}});
-    } else if (int id = node_of(std::get<std::string>(d), [] { return std::string("Command.go_to names"); })) {
+    } else if (int id = g_->node_of(std::get<std::string>(d), [] { return std::string("Command.go_to names"); })) {
       null_writes.emplace_back(g_->channels[g_->branch_channel[id]].name, nullptr);
     }
   }
@@ -594,48 +595,24 @@ bool PregelRun::apply_null_writes() {
   t.run = this;
   for (const PendingWrite& w : p.pending)
     if (w.task_id == kNullTask && !special_channel(w.channel)) decode_write(t, w.channel, w.value);
-  return apply_input_task(t);
-}
-
-bool PregelRun::apply_input_task(ExecutableTask& t) {
-  if (t.writes.empty() && t.control.empty() && t.sends.empty()) return false;
-  const uint64_t version = next_version();
-  ++epoch_;
-  bool any = false;
-  std::vector<std::pair<int, std::vector<Value>>> grouped;
-  auto add = [&](int c, Value v) {
-    for (auto& [gc, vals] : grouped)
-      if (gc == c) return vals.push_back(std::move(v));
-    grouped.emplace_back(c, std::vector<Value>{});
-    grouped.back().second.push_back(std::move(v));
-  };
-  for (auto& [c, v] : t.writes) add(c, std::move(v));
-  for (int c : t.control) add(c, json(nullptr));
-  for (auto& [c, vals] : grouped)
-    if (ch_[c]->update_values(std::span<Value>(vals))) bump(c, version, any);
-  for (Send& s : t.sends) pending_sends_.push_back(std::move(s));
-  for (int c : updated_)
-    if (g_->channels[c].is_volatile && ch_[c]->is_available() &&
-        std::find(live_volatile_.begin(), live_volatile_.end(), c) == live_volatile_.end())
-      live_volatile_.push_back(c);
-  return true;
+  return apply_input_writes(*g_, cs_, t);
 }
 
 void PregelRun::discard_tasks() {
   // New input on a thread with unfinished tasks: they will not run (LangGraph's discard).
   prepare_next_tasks();
-  const uint64_t version = next_version();
+  const uint64_t version = cs_.next_version();
   for (auto& t : tasks_) {
     if (t->push) continue;
     const NodeData& node = *t->node;
-    for (std::size_t j = 0; j < node.triggers.size(); ++j) seen_[node.id][j] = version_[node.triggers[j]];
+    for (std::size_t j = 0; j < node.triggers.size(); ++j) cs_.seen[node.id][j] = cs_.versions[node.triggers[j]];
     for (int c : node.triggers)
-      if (ch_[c]->consume()) version_[c] = version;
+      if (cs_.channels[c]->consume()) cs_.versions[c] = version;
   }
-  for (int c : live_volatile_)
-    if (ch_[c]->update_values(std::span<Value>())) version_[c] = version;
-  live_volatile_.clear();
-  updated_.clear();
+  for (int c : cs_.live_volatile)
+    if (cs_.channels[c]->update_values(std::span<Value>())) cs_.versions[c] = version;
+  cs_.live_volatile.clear();
+  cs_.updated.clear();
   recycle_tasks();
   cp_->pending.clear();
   cp_->seen_cache_valid = false;
@@ -733,7 +710,7 @@ void PregelRun::match_pending_writes() {
 bool PregelRun::should_interrupt(const std::vector<std::string>& nodes, const std::vector<ExecutableTask*>& tasks) const {
   if (nodes.empty()) return false;
   bool changed = false;
-  for (std::size_t c = 0; c < ch_.size() && !changed; ++c) changed = version_[c] > cp_->interrupt_seen[c];
+  for (std::size_t c = 0; c < cs_.channels.size() && !changed; ++c) changed = cs_.versions[c] > cp_->interrupt_seen[c];
   if (!changed) return false;
   const bool all = std::find(nodes.begin(), nodes.end(), "*") != nodes.end();
   for (const ExecutableTask* t : tasks) {
@@ -838,49 +815,49 @@ void PregelRun::store_checkpoint() {
   PutDeltas deltas;
   for (int i : g_->channels_by_name) {
     const ChannelData& cd = g_->channels[i];
-    if (!ch_[i]->tracked()) continue;
-    if (version_[i] == 0) {
+    if (!cs_.channels[i]->tracked()) continue;
+    if (cs_.versions[i] == 0) {
       if (maps_delta && p.saved_version[i] != 0) versions.emplace_hint(versions.end(), cd.name, nullptr);
       continue;
     }
-    if (!maps_delta || version_[i] != p.saved_version[i]) versions.emplace_hint(versions.end(), cd.name, version_[i]);
-    if (version_[i] == max_version_) updated.push_back(cd.name);
-    if (version_[i] == p.saved_version[i]) continue;
-    fresh.emplace_hint(fresh.end(), cd.name, version_[i]);
+    if (!maps_delta || cs_.versions[i] != p.saved_version[i]) versions.emplace_hint(versions.end(), cd.name, cs_.versions[i]);
+    if (cs_.versions[i] == cs_.max_version) updated.push_back(cd.name);
+    if (cs_.versions[i] == p.saved_version[i]) continue;
+    fresh.emplace_hint(fresh.end(), cd.name, cs_.versions[i]);
     std::optional<std::size_t> from;
-    if (deltas_ok && !p.stored_version[i].is_null()) from = ch_[i]->appended_from();
+    if (deltas_ok && !p.stored_version[i].is_null()) from = cs_.channels[i]->appended_from();
     if (from) {
       const json& all = *json_channel(i)->peek();  // appended_from() implies an array value
       json appended = json::array();
       for (std::size_t k = *from; k < all.size(); ++k) appended.push_back(all[k]);
       deltas.appends.push_back(ChannelDelta{cd.name, p.stored_version[i], std::move(appended)});
-      p.stored_version[i] = version_[i];
-    } else if (std::optional<json> v = ch_[i]->checkpoint()) {
+      p.stored_version[i] = cs_.versions[i];
+    } else if (std::optional<json> v = cs_.channels[i]->checkpoint()) {
       values.emplace_hint(values.end(), cd.name, std::move(*v));
-      p.stored_version[i] = version_[i];
+      p.stored_version[i] = cs_.versions[i];
     } else {
       p.stored_version[i] = nullptr;
     }
-    ch_[i]->mark_stored();
+    cs_.channels[i]->mark_stored();
   }
-  if (!pending_sends_.empty()) {
+  if (!cs_.pending_sends.empty()) {
     json sends = json::array();
-    for (const Send& s : pending_sends_)
+    for (const Send& s : cs_.pending_sends)
       sends.push_back(json{{"node", s.node}, {"arg", s.typed_arg ? g_->typed->to_json(s.typed_arg.get()) : s.arg}});
     c.channel_values[kTasksChannel] = std::move(sends);
-    c.channel_versions[kTasksChannel] = max_version_;
-    new_versions[kTasksChannel] = max_version_;
+    c.channel_versions[kTasksChannel] = cs_.max_version;
+    new_versions[kTasksChannel] = cs_.max_version;
   } else if (maps_delta && p.tasks_versioned) {
     c.channel_versions[kTasksChannel] = nullptr;
   }
-  p.tasks_versioned = !pending_sends_.empty();
+  p.tasks_versioned = !cs_.pending_sends.empty();
   c.updated_channels = std::move(updated);
   // versions_seen: after a step only the nodes that ran changed; otherwise rebuild all.
   auto seen_of = [&](const NodeData& node) {
     json seen = json::object();
     auto& obj = seen.get_ref<json::object_t&>();
     for (std::size_t j = 0; j < node.triggers.size(); ++j)  // triggers are in name order
-      if (seen_[node.id][j]) obj.emplace_hint(obj.end(), g_->channels[node.triggers[j]].name, seen_[node.id][j]);
+      if (cs_.seen[node.id][j]) obj.emplace_hint(obj.end(), g_->channels[node.triggers[j]].name, cs_.seen[node.id][j]);
     return seen;
   };
   if (!p.seen_cache_valid) {
@@ -905,7 +882,7 @@ void PregelRun::store_checkpoint() {
       if (p.interrupt_seen[i]) obj.emplace_hint(obj.end(), g_->channels[i].name, p.interrupt_seen[i]);
     c.versions_seen[kInterruptChannel] = std::move(iseen);
   }
-  p.saved_version = version_;
+  p.saved_version = cs_.versions;
   p.saved_interrupt_seen = p.interrupt_seen;
   if (maps_delta) {
     deltas.versions_root = p.maps_root;
@@ -975,7 +952,7 @@ void PregelRun::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
   std::swap(tasks_, done);
   const bool wrote = step_wrote_state();
   try {
-    apply_writes();
+    apply_writes(*g_, cs_, tasks_, step_);
   } catch (const Error&) {
     // The writes of the finished tasks conflict with each other; the stored state is intact.
   }
@@ -1078,7 +1055,7 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take)
     if (!t->cached) rest.push_back(std::move(t));
   std::erase_if(tasks_, [](const TaskPtr& t) { return !t; });
   if (!tasks_.empty()) {
-    apply_writes();
+    apply_writes(*g_, cs_, tasks_, step_);
     p.inspected_writes = true;
   }
   for (auto& t : rest) tasks_.push_back(std::move(t));
@@ -1102,7 +1079,7 @@ std::string PregelRun::last_node_seen() const {
   int count = 0;
   std::string name = START;
   for (const NodeData& nd : g_->nodes)
-    for (uint64_t v : seen_[nd.id]) {
+    for (uint64_t v : cs_.seen[nd.id]) {
       if (v == 0 || v < best) continue;
       count = v == best ? count + 1 : 1;
       best = v;
@@ -1131,13 +1108,13 @@ CheckpointConfig PregelRun::update(const json& values, const std::string& as_nod
     prepare_next_tasks();
     match_pending_writes();
     std::erase_if(tasks_, [](const TaskPtr& t) { return !t->cached; });
-    if (!tasks_.empty()) apply_writes();
+    if (!tasks_.empty()) apply_writes(*g_, cs_, tasks_, step_);
     recycle_tasks();
     p.seen_cache_valid = false;
     // The tasks that did not finish are planned again from the new versions.
-    updated_.clear();
-    for (std::size_t i = 0; i < ch_.size(); ++i)
-      if (g_->channels[i].is_trigger) updated_.push_back(static_cast<int>(i));
+    cs_.updated.clear();
+    for (std::size_t i = 0; i < cs_.channels.size(); ++i)
+      if (g_->channels[i].is_trigger) cs_.updated.push_back(static_cast<int>(i));
   }
   if (as_node == END) {
     if (!values.is_null())
@@ -1152,8 +1129,8 @@ CheckpointConfig PregelRun::update(const json& values, const std::string& as_nod
       throw InvalidUpdateError("graph '" + g_->name + "': update_state as '__input__' needs an object of state keys");
     discard_tasks();
     Value in = values;
-    ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
-    version_[g_->start_channel] = next_version();
+    cs_.channels[g_->start_channel]->update_values(std::span<Value>(&in, 1));
+    cs_.versions[g_->start_channel] = cs_.next_version();
     step_ = p.has_checkpoint ? step + 1 : -1;  // a thread's first checkpoint is its input, at step -1
     save_checkpoint("input");
     return p.current;
@@ -1174,7 +1151,7 @@ CheckpointConfig PregelRun::update(const json& values, const std::string& as_nod
     if (!values.is_null()) {
       if (!values.is_object())
         throw InvalidUpdateError("graph '" + g_->name + "': update_state values must be an object of state keys");
-      for (auto it = values.begin(); it != values.end(); ++it) key_of(it.key(), [] { return std::string("update_state has"); });
+      for (auto it = values.begin(); it != values.end(); ++it) g_->key_of(it.key(), [] { return std::string("update_state has"); });
       t->writes = g_->typed->writes_from_json(values);
     }
     const NodeData& nd = *t->node;
@@ -1184,7 +1161,7 @@ CheckpointConfig PregelRun::update(const json& values, const std::string& as_nod
     process_result(*t, NodeResult(values));
   }
   tasks_.push_back(std::move(t));
-  apply_writes();
+  apply_writes(*g_, cs_, tasks_, step_);
   recycle_tasks();
   step_ = step + 1;
   save_checkpoint("update");

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "internal/ids.hpp"
+#include "pregel/algo.hpp"
+#include "pregel/algo.hpp"
 #include "pregel/persist.hpp"
 #include "pregel/run.hpp"
 #include "pregel/timer.hpp"
@@ -30,22 +32,7 @@ json task_path(const TaskContext& t) {
   return t.push ? json::array({"__pregel_push", t.push_index}) : json::array({"__pregel_pull", t.node->name});
 }
 
-const json* ChannelView::find(std::string_view key) const {
-  int id = run_->g_->find_key(key);
-  if (id < 0) return nullptr;
-  if (node_ && !node_->input_mask.empty() && !node_->input_mask[id]) return nullptr;
-  return run_->json_channel(id)->peek();
-}
-
-void ChannelView::for_each(const std::function<void(const std::string&, const json&)>& fn) const {
-  const GraphData& g = *run_->g_;
-  for (int id = 0; id < g.num_state_keys; ++id) {
-    if (node_ && !node_->input_mask.empty() && !node_->input_mask[id]) continue;
-    if (const json* v = run_->json_channel(id)->peek()) fn(g.state_keys[id], *v);
-  }
-}
-
-PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, RunConfig config,
+PregelRun::PregelRun(std::shared_ptr<const Program> graph, const json& input, RunConfig config,
                      const std::vector<StreamMode>& modes, const ParentLink* link)
     : g_(std::move(graph)), config_(std::move(config)), parent_(link) {
   if (saver()) {
@@ -59,17 +46,17 @@ PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, const json& input, 
     throw InvalidUpdateError("graph '" + g_->name + "': input must be an object of state keys, got " + preview(input));
   if (g_->typed) {
     // A typed graph driven with JSON (a process boundary): convert each field with from_json.
-    for (auto it = input.begin(); it != input.end(); ++it) key_of(it.key(), [] { return std::string("input has"); });
+    for (auto it = input.begin(); it != input.end(); ++it) g_->key_of(it.key(), [] { return std::string("input has"); });
     typed_input_.writes = g_->typed->writes_from_json(input);
     init(modes);
     return;
   }
   init(modes);
   Value in = input;
-  ch_[g_->start_channel]->update_values(std::span<Value>(&in, 1));
+  cs_.channels[g_->start_channel]->update_values(std::span<Value>(&in, 1));
 }
 
-PregelRun::PregelRun(std::shared_ptr<const GraphData> graph, WriteList input, RunConfig config,
+PregelRun::PregelRun(std::shared_ptr<const Program> graph, WriteList input, RunConfig config,
                      const std::vector<StreamMode>& modes)
     : g_(std::move(graph)), config_(std::move(config)), typed_input_(std::move(input)) {
   typed_input_.flatten();
@@ -107,39 +94,10 @@ void PregelRun::init(const std::vector<StreamMode>& modes) {
                       (list == &config_.interrupt_before ? "interrupt_before" : "interrupt_after") + " names '" + n +
                       "', which is not a node (nodes: " + g_->node_list() + ")");
 
-  const std::size_t n = g_->channels.size();
   ChannelPool::Set set = g_->channel_pool->acquire(*g_);
-  owned_ = std::move(set.channels);
-  ch_ = std::move(set.ch);
-  version_ = std::move(set.version);
-  chan_mark_ = std::move(set.chan_mark);
-  node_mark_ = std::move(set.node_mark);
-  buckets_ = std::move(set.buckets);
-  seen_ = std::move(set.seen);
+  cs_ = std::move(set.state);
   spare_tasks_ = std::move(set.spare_tasks);
-  updated_ = std::move(set.updated);
-  live_volatile_ = std::move(set.live_volatile);
-  candidates_ = std::move(set.candidates);
-  touched_ = std::move(set.touched);
-  order_ = std::move(set.order);
-  version_ = g_->initial_version;  // channels that start with a value count as written by the input step
-  chan_mark_.assign(n, 0);
-  buckets_.resize(n);
-  node_mark_.assign(g_->nodes.size(), 0);
-  seen_.resize(g_->nodes.size());
-  for (const auto& nd : g_->nodes) seen_[nd.id].assign(nd.triggers.size(), 0);
-
-  // The input step (-1): the input goes to __start__ (typed input waits in typed_input_ and
-  // __start__ only triggers); step 0 runs the __start__ task.
-  if (g_->typed) {
-    Value trigger = json::object();
-    ch_[g_->start_channel]->update_values(std::span<Value>(&trigger, 1));
-  }
-  max_version_ = 1;
-  version_floor_ = 0;
-  version_[g_->start_channel] = max_version_;
-  updated_ = {g_->start_channel};
-  live_volatile_ = {g_->start_channel};
+  start_channels(*g_, cs_);
   step_ = 0;
   stop_ = step_ + config_.recursion_limit;
 }
@@ -151,15 +109,70 @@ PregelRun::~PregelRun() {
     cv_.wait(lock, [&] { return step_done_; });
   }
   finish_run();
-  if (owned_.empty()) return;
+  if (cs_.owned.empty()) return;
   recycle_tasks();
   constexpr std::size_t kMaxSpareTasks = 1024;
   if (spare_tasks_.size() > kMaxSpareTasks) spare_tasks_.resize(kMaxSpareTasks);
-  ChannelPool::Set set{std::move(owned_),      std::move(ch_),       std::move(version_),       std::move(chan_mark_),
-                       std::move(node_mark_),  std::move(buckets_),  std::move(seen_),          std::move(spare_tasks_),
-                       std::move(updated_),    std::move(live_volatile_), std::move(candidates_), std::move(touched_),
-                       std::move(order_)};
+  cs_.pending_sends.clear();
+  ChannelPool::Set set{std::move(cs_), std::move(spare_tasks_)};
   g_->channel_pool->release(std::move(set), *g_);
+}
+
+void PregelRun::recycle_tasks() {
+  for (auto& t : tasks_) {
+    t->recycle();
+    spare_tasks_.push_back(std::move(t));
+  }
+  tasks_.clear();
+}
+
+void PregelRun::prepare_next_tasks() {
+  recycle_tasks();
+  if (!cp_) checkpoint_id_.clear();  // made on first use: most runs never need a task id
+  auto make = [&](const NodeData& node) {
+    TaskPtr t;
+    if (!spare_tasks_.empty()) {
+      t = std::move(spare_tasks_.back());
+      spare_tasks_.pop_back();
+    } else {
+      t.reset(new ExecutableTask());
+    }
+    t->run = this;
+    t->node = &node;
+    t->step = step_;
+    return t;
+  };
+  // PUSH tasks first: one per pending Send, in Send order.
+  for (std::size_t i = 0; i < cs_.pending_sends.size(); ++i) {
+    Send& s = cs_.pending_sends[i];
+    auto t = make(g_->nodes[g_->find_node(s.node)]);
+    t->push = true;
+    t->push_index = i;
+    if (s.typed_arg) {
+      t->typed_arg = std::move(s.typed_arg);
+      t->input.emplace(t->typed_arg.get(), nullptr);
+    } else {
+      t->send_arg = std::move(s.arg);
+      t->input.emplace(*t->send_arg);
+    }
+    t->runtime.emplace(*t);
+    tasks_.push_back(std::move(t));
+  }
+  cs_.pending_sends.clear();
+
+  // PULL tasks: the triggered nodes, in name order.
+  for (int n : triggered_nodes(*g_, cs_)) {
+    const NodeData& node = g_->nodes[n];
+    auto t = make(node);
+    if (g_->typed) {
+      t->input.emplace(g_->typed->state(*cs_.channels[g_->holder_channel]), nullptr);
+    } else {
+      t->view.emplace(*g_, cs_.channels, &node);
+      t->input.emplace(*t->view);
+    }
+    t->runtime.emplace(*t);
+    tasks_.push_back(std::move(t));
+  }
 }
 
 void TaskDeleter::operator()(ExecutableTask* t) const noexcept { delete t; }
@@ -210,7 +223,7 @@ void PregelRun::emit(StreamMode mode, json data) {
 
 // Keys are inserted in name order with a hint: O(1) each into nlohmann's sorted object.
 json PregelRun::state_json() const {
-  if (g_->typed) return g_->typed->to_json(g_->typed->state(*ch_[g_->holder_channel]));
+  if (g_->typed) return g_->typed->to_json(g_->typed->state(*cs_.channels[g_->holder_channel]));
   json out = json::object();
   auto& obj = out.get_ref<json::object_t&>();
   for (int id : g_->keys_by_name)
@@ -222,7 +235,7 @@ json PregelRun::take_state() {
   json out = json::object();
   auto& obj = out.get_ref<json::object_t&>();
   for (int id : g_->keys_by_name)
-    if (std::optional<json> v = static_cast<JsonChannel*>(ch_[id])->take())
+    if (std::optional<json> v = static_cast<JsonChannel*>(cs_.channels[id])->take())
       obj.emplace_hint(obj.end(), g_->state_keys[id], std::move(*v));
   return out;
 }
@@ -391,7 +404,7 @@ void PregelRun::finish_step() {
   }
   // As LangGraph: a `values` part only after a step that wrote to the state.
   const bool show_values = wants(StreamMode::values) && step_wrote_state();
-  apply_writes();
+  apply_writes(*g_, cs_, tasks_, step_);
   if (cp_) save_checkpoint("loop");
   if (show_values) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
   if (cp_ && !cp_->interrupt_after.empty()) {

@@ -24,7 +24,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "graph/graph_data.hpp"
+#include "pregel/executable_task.hpp"
+#include "pregel/program.hpp"
 #include "pregel/subgraph.hpp"
 #include "superstep/checkpoint/checkpoint.hpp"
 #include "superstep/interrupt.hpp"
@@ -71,110 +72,6 @@ inline json interrupts_json(const std::vector<Interrupt>& list) {
   return out;
 }
 
-/// A task's path as LangGraph shows it: ["__pregel_pull", node] or ["__pregel_push", index].
-class TaskContext;
-json task_path(const TaskContext& t);
-
-/// What Runtime reaches: the task's identity and its run.
-class TaskContext {
- public:
-  PregelRun* run = nullptr;
-  const NodeData* node = nullptr;
-  int64_t step = 0;
-  bool push = false;
-  std::size_t push_index = 0;
-  /// The deterministic task id (computed on first use; callers are ordered by the step).
-  const std::string& id() const;
-  void reset() {
-    push = false;
-    push_index = 0;
-    id_.clear();
-  }
-
- private:
-  mutable std::string id_;
-};
-
-/// Reads the run's channels (a node's input), honouring the node's input_keys.
-class ChannelView final : public StateSource {
- public:
-  ChannelView(const PregelRun& run, const NodeData* node) : run_(&run), node_(node) {}
-  const json* find(std::string_view key) const override;
-  void for_each(const std::function<void(const std::string&, const json&)>& fn) const override;
-
- private:
-  const PregelRun* run_;
-  const NodeData* node_;
-};
-
-/// A task of the running step, with its input and results (LangGraph's PregelExecutableTask; the
-/// public superstep::PregelTask is what a snapshot shows of a task).
-struct ExecutableTask : TaskContext {
-  std::optional<json> send_arg;           // push tasks: the Send's argument is the input
-  std::shared_ptr<const void> typed_arg;  // push tasks of typed graphs: the typed argument
-  std::optional<ChannelView> view;        // pull tasks: the step's channels
-  std::optional<State> input;
-  std::optional<Runtime> runtime;
-  int attempt = 1;
-
-  // Results, written by the task's thread, read by the barrier.
-  std::vector<std::pair<int, Value>> writes;  // state channel id, value
-  std::unique_ptr<TypedBatch, TypedBatch::Release> batch;  // typed field writes not yet flattened into `writes`
-  std::vector<int> control;                   // branch / join channel ids
-  std::vector<Send> sends;
-  json stream_update;                         // what `updates` shows: the update or null
-  std::exception_ptr error;
-  bool error_from_node = false;               // wrap in NodeError (vs an engine error)
-  Task<NodeResult> coro;
-  StepRun* step_run = nullptr;             // the dispatched step (owned by the run's step_run_)
-
-  // Persistence.
-  bool cached = false;                     // its writes were loaded from the checkpoint: not run again
-  bool synthetic = false;                  // update_state's stand-in: consumes no trigger
-  std::vector<json> resume;                // answers for its interrupt() calls, in call order
-  std::size_t interrupt_calls = 0;
-  std::vector<Interrupt> interrupts;       // set when it paused in interrupt()
-  bool paused = false;                     // it paused: in interrupt(), or a subgraph stopped before/after a node
-  std::vector<Interrupt> asked;            // the interrupts saved for it before (resume by id; get_state)
-  std::optional<std::string> saved_error;  // get_state: the error saved for it
-
-  /// It paused (interrupt(), or a subgraph that stopped, with no interrupt values).
-  void pause_on(const GraphInterrupt& g) {
-    interrupts = g.interrupts();
-    paused = true;
-  }
-  void clear_results() {
-    writes.clear();
-    batch.reset();
-    control.clear();
-    sends.clear();
-    stream_update = nullptr;
-  }
-  /// Makes a finished task reusable for another step (keeps its buffers' capacity).
-  void recycle() {
-    TaskContext::reset();
-    send_arg.reset();
-    typed_arg.reset();
-    view.reset();
-    input.reset();
-    runtime.reset();
-    attempt = 1;
-    clear_results();
-    error = nullptr;
-    error_from_node = false;
-    coro = {};
-    step_run = nullptr;
-    cached = false;
-    synthetic = false;
-    resume.clear();
-    interrupt_calls = 0;
-    interrupts.clear();
-    paused = false;
-    asked.clear();
-    saved_error.reset();
-  }
-};
-
 /// A dispatched step, shared with the pool jobs working on it.
 struct StepRun {
   PregelRun* run = nullptr;
@@ -195,17 +92,17 @@ struct StepRun {
 class PregelRun {
  public:
   /// `link`: set for a subgraph's run (valid for the run's lifetime).
-  PregelRun(std::shared_ptr<const GraphData> graph, const json& input, RunConfig config,
+  PregelRun(std::shared_ptr<const Program> graph, const json& input, RunConfig config,
             const std::vector<StreamMode>& modes, const ParentLink* link = nullptr);
   /// A Command input (resume, update, go_to) on a checkpointed thread.
-  PregelRun(std::shared_ptr<const GraphData> graph, const Command& input, RunConfig config,
+  PregelRun(std::shared_ptr<const Program> graph, const Command& input, RunConfig config,
             const std::vector<StreamMode>& modes, const ParentLink* link = nullptr);
   /// Inspection (get_state, update_state): loads `tuple` (or starts empty) and runs nothing.
   struct Inspect {};
-  PregelRun(std::shared_ptr<const GraphData> graph, RunConfig config, const CheckpointTuple* tuple, Inspect,
+  PregelRun(std::shared_ptr<const Program> graph, RunConfig config, const CheckpointTuple* tuple, Inspect,
             const ParentLink* link = nullptr);
   /// Typed state: the input as field writes.
-  PregelRun(std::shared_ptr<const GraphData> graph, WriteList input, RunConfig config,
+  PregelRun(std::shared_ptr<const Program> graph, WriteList input, RunConfig config,
             const std::vector<StreamMode>& modes);
   ~PregelRun();
   PregelRun(const PregelRun&) = delete;
@@ -227,14 +124,14 @@ class PregelRun {
   /// the values out of the channels (the run is over).
   json result(bool take = true);
   /// Typed state: the run's struct.
-  void* typed_state() { return g_->typed->mutable_state(*ch_[g_->holder_channel]); }
+  void* typed_state() { return g_->typed->mutable_state(*cs_.channels[g_->holder_channel]); }
 
   // --- used by tasks, views and Runtime ---
-  const GraphData& graph() const noexcept { return *g_; }
+  const Program& graph() const noexcept { return *g_; }
   const RunConfig& config() const noexcept { return config_; }
-  const Channel* channel(int id) const noexcept { return ch_[id]; }
+  const Channel* channel(int id) const noexcept { return cs_.channels[id]; }
   /// A state channel of a JSON graph (every state channel of a JSON schema is a JsonChannel).
-  const JsonChannel* json_channel(int id) const noexcept { return static_cast<const JsonChannel*>(ch_[id]); }
+  const JsonChannel* json_channel(int id) const noexcept { return static_cast<const JsonChannel*>(cs_.channels[id]); }
   bool wants(StreamMode m) const noexcept { return (modes_ >> static_cast<int>(m)) & 1u; }
   void emit(StreamMode mode, json data);
   /// Parts yielded one after the other, with no other thread's part in between (those wanted).
@@ -264,7 +161,7 @@ class PregelRun {
 
   // subgraph.cpp
   /// Runs subgraph `child` as task `t`'s node, on the task's view of the state.
-  NodeResult run_subgraph(ExecutableTask& t, const std::shared_ptr<const GraphData>& child, const State& state);
+  NodeResult run_subgraph(ExecutableTask& t, const std::shared_ptr<const Program>& child, const State& state);
   /// The namespace of task `t`'s subgraph checkpoints.
   std::string task_ns(const ExecutableTask& t) const;
 
@@ -287,7 +184,7 @@ class PregelRun {
   /// applied to the run of the one after it, so a history of N costs O(what the N steps changed)
   /// plus the values shown, not N whole restores. Walked on the calling thread (docs/performance.md,
   /// "History reads, fourth round", has why not on the pool's).
-  static std::vector<StateSnapshot> history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
+  static std::vector<StateSnapshot> history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
                                             std::vector<CheckpointTuple> tuples, const ParentLink* link);
   /// update_state: applies `values` as `as_node` and stores a checkpoint. Returns its config.
   CheckpointConfig update(const json& values, const std::string& as_node);
@@ -325,7 +222,7 @@ class PregelRun {
   void continue_versions_after_latest();
   /// get_state_history's walk of tuples[oldest] up to tuples[newest] (newest <= oldest) into
   /// `out`: tuples[oldest] restored whole, each newer one applied as changes where it can be.
-  static void walk_history(const std::shared_ptr<const GraphData>& graph, const RunConfig& config,
+  static void walk_history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
                            std::vector<CheckpointTuple>& tuples, std::vector<StateSnapshot>& out, std::size_t newest,
                            std::size_t oldest, const ParentLink* link);
   /// Applies a tuple left as changes (CheckpointQuery::as_changes) to the restored parent,
@@ -345,8 +242,6 @@ class PregelRun {
   /// Applies the saved writes of no task (a Command's, update_state's). Returns: whether it
   /// applied any write.
   bool apply_null_writes();
-  /// Applies `t`'s decoded writes as the input step's. Returns: whether there were any.
-  bool apply_input_task(ExecutableTask& t);
   void discard_tasks();
   void match_pending_writes();
   bool should_interrupt(const std::vector<std::string>& nodes, const std::vector<ExecutableTask*>& tasks) const;
@@ -365,41 +260,11 @@ class PregelRun {
   json encode_writes(const ExecutableTask& t) const;
   void decode_write(ExecutableTask& t, const std::string& channel, const json& value);
 
-  // algo.cpp
-  /// LangGraph's prepare_next_tasks: the step's PUSH tasks (pending Sends) then PULL tasks.
+  // loop.cpp
+  /// LangGraph's prepare_next_tasks: the step's PUSH tasks (pending Sends) then PULL tasks
+  /// (triggered_nodes), as ExecutableTasks with their input and Runtime.
   void prepare_next_tasks();
-  void apply_writes();
-  void bump(int channel, uint64_t version, bool& any_trigger_updated);
-  void run_routers(ExecutableTask& t, const State& fresh);
-  void apply_go_to(ExecutableTask& t, Route& go_to, const char* what);
-  /// Routes one destination of task `t`: a Send is queued, a node name becomes a write to its
-  /// trigger, END nothing. `what` is the node's result ("Command", "Update"), or null for a
-  /// router. Throws: InvalidUpdateError naming an unknown node.
-  void route_to(ExecutableTask& t, Destination& d, const char* what);
-  /// The id of node `target` (0 for END). Throws: InvalidUpdateError "<who()> unknown node ...".
-  template <class Who>
-  int node_of(const std::string& target, const Who& who) const {
-    if (target == END) return 0;
-    int id = g_->find_node(target);
-    if (id <= 0) unknown_node(target, who());
-    return id;
-  }
-  [[noreturn]] void unknown_node(const std::string& target, const std::string& who) const;
-  /// The channel id of state key `key`. Throws: InvalidUpdateError "<who()> unknown key ..."
-  /// naming the schema's keys (an input, a node's update, Command.update, update_state).
-  template <class Who>
-  int key_of(std::string_view key, const Who& who) const {
-    int id = g_->find_key(key);
-    if (id < 0) unknown_key(key, who());
-    return id;
-  }
-  [[noreturn]] void unknown_key(std::string_view key, const std::string& who) const;
   void init(const std::vector<StreamMode>& modes);
-  bool distinct_keys(const std::vector<std::pair<int, Value>>& writes);
-  /// Typed steps with several tasks: folds their batches per field. False when some task's
-  /// writes are already pairs.
-  bool apply_batches(const std::vector<ExecutableTask*>& order, uint64_t version);
-  void apply_grouped(const std::vector<ExecutableTask*>& order, bool control, uint64_t version, bool& any_trigger);
 
   // runner.cpp
   void run_start_task(ExecutableTask& t);
@@ -413,45 +278,24 @@ class PregelRun {
   friend class ChannelView;
   friend struct StepRun;
 
-  std::shared_ptr<const GraphData> g_;
+  std::shared_ptr<const Program> g_;
   RunConfig config_;
   const ParentLink* parent_ = nullptr;        // set for a subgraph's run
   uint32_t modes_ = 0;
   bool inline_tasks_ = true;   // the consumer's thread may run tasks (no in-task parts to yield)
 
-  std::vector<std::unique_ptr<Channel>> owned_;
-  std::vector<Channel*> ch_;
-  std::vector<uint64_t> version_;
-  uint64_t max_version_ = 0;
-  /// Versions this run hands out are above this (continue_versions_after_latest).
-  uint64_t version_floor_ = 0;
-  /// A new version for this step's writes.
-  uint64_t next_version() { return max_version_ = std::max(max_version_, version_floor_) + 1; }
-  std::vector<std::vector<uint64_t>> seen_;   // node id -> version seen, per trigger
-  std::vector<int> updated_;                  // channels updated by the last step
-  std::vector<int> live_volatile_;            // volatile channels holding a value
-  std::vector<Send> pending_sends_;
-  std::vector<uint32_t> chan_mark_;           // scratch: per channel, epoch of last mark
-  std::vector<uint32_t> node_mark_;
-  uint32_t epoch_ = 0;
-  std::vector<std::vector<Value>> buckets_;   // scratch: writes grouped per channel
-  std::vector<int> touched_;
-  std::vector<TypedBatch*> batches_;          // scratch of apply_batches
-  std::vector<uint32_t> dup_mark_;            // scratch of distinct_keys
-  uint32_t dup_epoch_ = 0;
+  ChannelState cs_;  // channels, versions, versions seen, pending Sends (algo.hpp plans over it)
 
   int64_t step_ = 0;
   int64_t stop_ = 0;
   WriteList typed_input_;
   std::vector<TaskPtr> tasks_;
   std::vector<TaskPtr> spare_tasks_;                       // finished tasks, reused by later steps and runs
-  std::vector<int> candidates_;                            // scratch of prepare_next_tasks
   StepRun* step_run_ = nullptr;                            // the running step (owned by spare_step_run_)
   std::shared_ptr<StepRun> spare_step_run_;                // reused when no pool job holds it
   void recycle_tasks();
   mutable std::mutex checkpoint_id_mutex_;    // guards checkpoint_id_ (made on first use per step)
   mutable std::string checkpoint_id_;
-  std::vector<ExecutableTask*> order_;            // scratch: the step's tasks in path order
   Phase phase_ = Phase::plan;
 
   std::unique_ptr<Persist> cp_;               // null without a checkpointer

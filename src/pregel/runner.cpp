@@ -1,6 +1,7 @@
 // Executing tasks: plain and coroutine nodes, retries, results into write buffers, completion.
 #include <thread>
 
+#include "pregel/algo.hpp"
 #include "pregel/persist.hpp"
 #include "pregel/run.hpp"
 #include "superstep/messages/message.hpp"
@@ -71,7 +72,7 @@ void PregelRun::run_start_task(ExecutableTask& t) {
     }
     json input = *json_channel(g_->start_channel)->peek();
     for (auto& [key, value] : input.items())
-      t.writes.emplace_back(key_of(key, [] { return std::string("input has"); }), std::move(value));
+      t.writes.emplace_back(g_->key_of(key, [] { return std::string("input has"); }), std::move(value));
     t.control = t.node->edge_writes;
   } catch (...) {
     t.error = std::current_exception();
@@ -181,74 +182,10 @@ void PregelRun::on_async_done(ExecutableTask& t) {
   if (sr) sr->work();
 }
 
-void PregelRun::apply_go_to(ExecutableTask& t, Route& go_to, const char* what) {
-  for (Destination& d : go_to.items()) route_to(t, d, what);
-}
-
 void PregelRun::process_result(ExecutableTask& t, NodeResult&& r) {
-  const NodeData& node = *t.node;
-  const bool keep_copy = wants(StreamMode::updates);
-  if (WriteList* typed = r.typed_writes()) {
-    // The field writes stay batched unless a stream part shows them (or the barrier must
-    // group them with other tasks' writes: apply_writes flattens then).
-    if (keep_copy || cp_ || wants(StreamMode::tasks) || wants(StreamMode::debug)) typed->flatten();
-    else t.batch = std::move(typed->batch);
-    if (keep_copy) {
-      t.stream_update = json::object();
-      for (const auto& [i, v] : typed->writes) t.stream_update[g_->state_keys[i]] = v.to_json();
-    } else {
-      t.stream_update = nullptr;
-    }
-    t.writes = std::move(typed->writes);
-    apply_go_to(t, typed->go_to, "Update");
-    t.control.insert(t.control.end(), node.edge_writes.begin(), node.edge_writes.end());
-    t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());
-    return;
-  }
-  if (g_->typed && !r.is_none())
-    throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name +
-                             "' returned JSON or a Command in a typed graph; return sp::Update<S>");
-  json* update = r.update();
-  Command* cmd = r.command();
-  if (cmd) {
-    if (cmd->graph == Command::PARENT) {
-      if (!parent_)
-        throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name +
-                                 "' returned Command with graph=PARENT, but this graph has no parent");
-      Command up = std::move(*cmd);
-      up.graph.clear();
-      throw ParentCommand(std::move(up));
-    }
-    if (!cmd->graph.empty())
-      throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' returned Command with graph='" +
-                               cmd->graph + "'; only Command::PARENT (or none) is known");
-    if (!cmd->resume.is_null())
-      throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name +
-                               "' returned Command with resume; resume is an input of invoke, not a node result");
-    update = &cmd->update;
-  }
-  if (update && !update->is_null()) {
-    if (!update->is_object())
-      throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' returned " + preview(*update) +
-                               ", expected an object of state keys, a Command, or nothing");
-    // As LangGraph: the ids add_messages gives a node's messages show in its `updates` part too.
-    for (int key : g_->message_keys)
-      if (auto it = update->find(g_->state_keys[key]); it != update->end()) assign_message_ids(*it);
-    if (keep_copy) t.stream_update = *update;
-    t.writes.reserve(update->size());
-    for (auto& [key, value] : update->items()) {
-      int id = key_of(key, [&] { return "node '" + node.name + "' wrote"; });
-      if (!node.output_mask.empty() && !node.output_mask[id])
-        throw InvalidUpdateError("graph '" + g_->name + "': node '" + node.name + "' wrote key '" + key +
-                                 "', which is not in its output_keys");
-      t.writes.emplace_back(id, std::move(value));
-    }
-  } else {
-    t.stream_update = nullptr;
-  }
-  if (cmd) apply_go_to(t, cmd->go_to, "Command");
-  t.control.insert(t.control.end(), node.edge_writes.begin(), node.edge_writes.end());
-  t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());
+  const bool keep_update = wants(StreamMode::updates);
+  const bool shown = keep_update || cp_ || wants(StreamMode::tasks) || wants(StreamMode::debug);
+  collect_writes(*g_, t, std::move(r), {.keep_update = keep_update, .keep_batch = !shown, .has_parent = parent_ != nullptr});
 }
 
 json PregelRun::message_metadata(const ExecutableTask& t) const {

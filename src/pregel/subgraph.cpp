@@ -6,7 +6,7 @@
 
 namespace superstep::internal {
 
-NodeFn subgraph_node(std::shared_ptr<const GraphData> child) {
+NodeFn subgraph_node(std::shared_ptr<const Program> child) {
   return NodeFn([child = std::move(child)](const State& state, Runtime& rt) -> NodeResult {
     auto& t = static_cast<ExecutableTask&>(rt.context());
     return t.run->run_subgraph(t, child, state);
@@ -18,7 +18,7 @@ std::string PregelRun::task_ns(const ExecutableTask& t) const {
   return config_.checkpoint_ns.empty() ? segment : config_.checkpoint_ns + "|" + segment;
 }
 
-NodeResult PregelRun::run_subgraph(ExecutableTask& t, const std::shared_ptr<const GraphData>& child, const State& state) {
+NodeResult PregelRun::run_subgraph(ExecutableTask& t, const std::shared_ptr<const Program>& child, const State& state) {
   ParentLink link;
   link.saver = child->checkpointer ? child->checkpointer : saver();
   link.store = child->store ? child->store.get() : store();

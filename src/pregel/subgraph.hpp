@@ -16,7 +16,7 @@
 
 namespace superstep::internal {
 
-struct GraphData;
+struct Program;
 class PregelRun;
 
 /// What a subgraph's run inherits from the task running it.
@@ -36,6 +36,6 @@ struct ParentCommand : std::exception {
 };
 
 /// The node function that runs `child` as a subgraph.
-NodeFn subgraph_node(std::shared_ptr<const GraphData> child);
+NodeFn subgraph_node(std::shared_ptr<const Program> child);
 
 }  // namespace superstep::internal

@@ -19,12 +19,12 @@
 
 namespace superstep {
 namespace internal {
-struct GraphData;
+struct Program;
 }
 
 class CompiledStateGraph {
  public:
-  explicit CompiledStateGraph(std::shared_ptr<const internal::GraphData> data);
+  explicit CompiledStateGraph(std::shared_ptr<const internal::Program> data);
 
   /// Runs the graph to the end and returns the final state. With a checkpointer, a null input
   /// continues the thread from its latest checkpoint (or `config.checkpoint_id`: replay), and a
@@ -93,7 +93,7 @@ class CompiledStateGraph {
 
  private:
   friend class StateGraph;  // add_node(name, subgraph)
-  std::shared_ptr<const internal::GraphData> data_;
+  std::shared_ptr<const internal::Program> data_;
 };
 
 }  // namespace superstep

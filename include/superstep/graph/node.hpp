@@ -3,13 +3,19 @@
 //   Task<NodeResult> f(const State&, Runtime&)      a coroutine: awaits I/O without a thread
 // and may return a json update, a Command, NodeResult, or void. A router is
 //   Route f(const State&)                           (or f(const State&, Runtime&))
-// returning a node name, a list of names, END, or Sends.
+// returning a node name, a list of names, END, or Sends. NodeOptions and PathMap say how the
+// builder wires them (StateGraph::add_node, add_conditional_edges).
 #pragma once
 
 #include <concepts>
 #include <functional>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "superstep/runtime.hpp"
 #include "superstep/state.hpp"
@@ -17,6 +23,34 @@
 #include "superstep/types.hpp"
 
 namespace superstep {
+
+/// Per-node options of add_node.
+struct NodeOptions {
+  std::optional<RetryPolicy> retry;      ///< overrides CompileOptions::retry_policy
+  bool defer = false;                    ///< run only when nothing else would run
+  json metadata = json::object();        ///< shown in drawings and task metadata
+  std::vector<std::string> input_keys;   ///< keys the node sees; empty = all
+  std::vector<std::string> output_keys;  ///< keys the node may write; empty = all
+  std::vector<std::string> ends;         ///< where its Command.go_to may lead (drawing, checks)
+};
+
+/// Where a router's results lead: a map from the router's return values to nodes, or a list of
+/// the possible destinations. Empty = the router returns node names directly.
+class PathMap {
+ public:
+  PathMap() = default;
+  PathMap(std::initializer_list<std::pair<std::string, std::string>> mapping) : mapping_(mapping.begin(), mapping.end()) {}
+  PathMap(std::map<std::string, std::string> mapping) : mapping_(std::move(mapping)) {}
+  PathMap(std::vector<std::string> destinations) : destinations_(std::move(destinations)) {}
+
+  bool empty() const noexcept { return mapping_.empty() && destinations_.empty(); }
+  const std::map<std::string, std::string>& mapping() const noexcept { return mapping_; }
+  const std::vector<std::string>& destinations() const noexcept { return destinations_; }
+
+ private:
+  std::map<std::string, std::string> mapping_;
+  std::vector<std::string> destinations_;
+};
 
 class NodeFn {
  public:

@@ -31,34 +31,6 @@
 
 namespace superstep {
 
-/// Per-node options of add_node.
-struct NodeOptions {
-  std::optional<RetryPolicy> retry;      ///< overrides CompileOptions::retry_policy
-  bool defer = false;                    ///< run only when nothing else would run
-  json metadata = json::object();        ///< shown in drawings and task metadata
-  std::vector<std::string> input_keys;   ///< keys the node sees; empty = all
-  std::vector<std::string> output_keys;  ///< keys the node may write; empty = all
-  std::vector<std::string> ends;         ///< where its Command.go_to may lead (drawing, checks)
-};
-
-/// Where a router's results lead: a map from the router's return values to nodes, or a list of
-/// the possible destinations. Empty = the router returns node names directly.
-class PathMap {
- public:
-  PathMap() = default;
-  PathMap(std::initializer_list<std::pair<std::string, std::string>> mapping) : mapping_(mapping.begin(), mapping.end()) {}
-  PathMap(std::map<std::string, std::string> mapping) : mapping_(std::move(mapping)) {}
-  PathMap(std::vector<std::string> destinations) : destinations_(std::move(destinations)) {}
-
-  bool empty() const noexcept { return mapping_.empty() && destinations_.empty(); }
-  const std::map<std::string, std::string>& mapping() const noexcept { return mapping_; }
-  const std::vector<std::string>& destinations() const noexcept { return destinations_; }
-
- private:
-  std::map<std::string, std::string> mapping_;
-  std::vector<std::string> destinations_;
-};
-
 /// Options of compile().
 struct CompileOptions {
   std::shared_ptr<ThreadPool> executor;         ///< default: ThreadPool::shared()

@@ -1,6 +1,8 @@
-// GraphData: the immutable result of StateGraph::compile(), shared by every run of a
+// Program: what StateGraph::compile() lowers a graph into (LangGraph's compiled Pregel: nodes,
+// their triggers, channels, branches), immutable and shared by every run of a
 // CompiledStateGraph. Channels and nodes are addressed by dense integer ids so the loop never
-// looks names up on the hot path.
+// looks names up on the hot path. The engine (src/pregel) sees a graph only as a Program: it
+// includes nothing of the builder (src/graph, state_graph.hpp, compiled_state_graph.hpp).
 #pragma once
 
 #include <memory>
@@ -17,9 +19,9 @@
 #include "superstep/store/base_store.hpp"
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/graph/node.hpp"
-#include "superstep/graph/state_graph.hpp"
 #include "superstep/graph/typed_model.hpp"
 #include "internal/key_index.hpp"
+#include "pregel/channel_state.hpp"
 #include "superstep/schema.hpp"
 
 namespace superstep::internal {
@@ -45,7 +47,7 @@ struct ChannelData {
   bool after_finish = false;     // has finish() semantics
 };
 
-struct GraphData;
+struct Program;
 
 struct NodeData {
   std::string name;
@@ -61,7 +63,7 @@ struct NodeData {
   std::vector<BranchData> branches;      // conditional edges, in the order added
   std::vector<char> input_mask;          // per state key; empty = sees all keys
   std::vector<char> output_mask;         // per state key; empty = may write all keys
-  std::shared_ptr<const GraphData> subgraph;  // set when the node is a compiled graph
+  std::shared_ptr<const Program> subgraph;  // set when the node is a compiled graph
 };
 
 struct ExecutableTask;
@@ -75,25 +77,16 @@ using TaskPtr = std::unique_ptr<ExecutableTask, TaskDeleter>;
 /// its channels anew. Thread-safe.
 class ChannelPool {
  public:
-  /// A run's channels and its per-channel bookkeeping (kept with them so a reused set allocates
-  /// nothing).
+  /// A run's channels with their bookkeeping, and its spare tasks (kept with them so a reused
+  /// set allocates nothing).
   struct Set {
-    std::vector<std::unique_ptr<Channel>> channels;
-    std::vector<Channel*> ch;
-    std::vector<uint64_t> version;
-    std::vector<uint32_t> chan_mark;
-    std::vector<uint32_t> node_mark;
-    std::vector<std::vector<Value>> buckets;
-    std::vector<std::vector<uint64_t>> seen;
-    // The run's scratch, kept for its capacity.
+    ChannelState state;
     std::vector<TaskPtr> spare_tasks;
-    std::vector<int> updated, live_volatile, candidates, touched;
-    std::vector<ExecutableTask*> order;
   };
   /// A set equal to the prototypes: a spare one, or fresh clones.
-  Set acquire(const struct GraphData& graph);
+  Set acquire(const struct Program& graph);
   /// Resets `set` to the prototypes (freeing its values) and keeps it for a later run.
-  void release(Set set, const struct GraphData& graph);
+  void release(Set set, const struct Program& graph);
 
  private:
   static constexpr std::size_t kMaxSpare = 8;
@@ -101,7 +94,7 @@ class ChannelPool {
   std::vector<Set> spare_;
 };
 
-struct GraphData {
+struct Program {
   std::string name;
   StateSchema schema;
   int num_state_keys = 0;
@@ -147,6 +140,25 @@ struct GraphData {
   /// "a, b, c" (the state keys, for messages).
   std::string key_list() const;
   std::string node_list() const;
+  /// The id of node `target` (0 for END). Throws: InvalidUpdateError "<who()> unknown node ..."
+  /// naming the graph's nodes (a router's, a Command's or an Update's destination, a Send).
+  template <class Who>
+  int node_of(const std::string& target, const Who& who) const {
+    if (target == END) return 0;
+    int id = find_node(target);
+    if (id <= 0) unknown_node(target, who());
+    return id;
+  }
+  /// The channel id of state key `key`. Throws: InvalidUpdateError "<who()> unknown key ..."
+  /// naming the schema's keys (an input, a node's update, Command.update, update_state).
+  template <class Who>
+  int key_of(std::string_view key, const Who& who) const {
+    int id = find_key(key);
+    if (id < 0) unknown_key(key, who());
+    return id;
+  }
+  [[noreturn]] void unknown_node(const std::string& target, const std::string& who) const;
+  [[noreturn]] void unknown_key(std::string_view key, const std::string& who) const;
 };
 
 }  // namespace superstep::internal
