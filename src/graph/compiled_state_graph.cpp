@@ -7,6 +7,10 @@ namespace superstep {
 
 CompiledStateGraph::CompiledStateGraph(std::shared_ptr<const internal::Program> data) : data_(std::move(data)) {}
 
+const std::shared_ptr<const internal::Program>& internal::program_of(const CompiledStateGraph& graph) noexcept {
+  return graph.data_;
+}
+
 json CompiledStateGraph::invoke(const json& input, const RunConfig& config) const {
   internal::PregelRun run(data_, input, config, {});
   while (run.next()) {

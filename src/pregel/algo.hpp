@@ -30,7 +30,9 @@ const std::vector<int>& triggered_nodes(const Program& g, ChannelState& s);
 /// Send index (never in completion order).
 const std::vector<ExecutableTask*>& path_order(const std::vector<TaskPtr>& tasks, ChannelState& s);
 
-/// LangGraph's apply_writes, at the barrier of step `step`: each PULL task records the versions
+/// LangGraph's apply_writes, at the barrier of step `step`, over `tasks` as planning made them
+/// (PUSH tasks by Send index, then PULL tasks by node name; path_order puts the PULL tasks
+/// first, so completion order never matters). Each PULL task records the versions
 /// it saw and consumes its triggers; every state write goes through its channel's reducer,
 /// all tasks' writes to one channel together, in path order; then the routers run (on the state
 /// with their own task's writes only), branch and join writes apply, Sends queue as the next

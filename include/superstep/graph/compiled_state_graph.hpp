@@ -18,9 +18,12 @@
 #include "superstep/types.hpp"
 
 namespace superstep {
+class CompiledStateGraph;
 namespace internal {
 struct Program;
-}
+/// The Program a graph was lowered into (the engine's tests and tools read it).
+const std::shared_ptr<const Program>& program_of(const CompiledStateGraph& graph) noexcept;
+}  // namespace internal
 
 class CompiledStateGraph {
  public:
@@ -93,6 +96,7 @@ class CompiledStateGraph {
 
  private:
   friend class StateGraph;  // add_node(name, subgraph)
+  friend const std::shared_ptr<const internal::Program>& internal::program_of(const CompiledStateGraph&) noexcept;
   std::shared_ptr<const internal::Program> data_;
 };
 
