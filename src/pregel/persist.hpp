@@ -1,12 +1,15 @@
 // PregelRun::Persist: what a checkpointed run keeps about its thread (internal to the pregel
-// layer: loop.cpp, runner.cpp and checkpointing.cpp). Touched on the consumer's thread, except
-// the members whose mutex says otherwise (tasks save their writes from their own threads).
+// layer: input.cpp, restore.cpp, checkpointing.cpp and inspect.cpp, read by loop.cpp and
+// runner.cpp). Touched on the consumer's thread, except the members whose mutex says otherwise
+// (tasks save their writes from their own threads).
 #pragma once
 
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -15,6 +18,30 @@
 #include "superstep/checkpoint/saver.hpp"
 
 namespace superstep::internal {
+
+/// Threads with a run in progress, per saver: a second concurrent run on a thread is refused
+/// (in this process; see docs/persistence.md).
+class ThreadLocks {
+ public:
+  static bool acquire(const void* saver, const std::string& thread, const std::string& ns) {
+    std::lock_guard lock(mutex());
+    return held().insert({saver, thread, ns}).second;
+  }
+  static void release(const void* saver, const std::string& thread, const std::string& ns) {
+    std::lock_guard lock(mutex());
+    held().erase({saver, thread, ns});
+  }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::set<std::tuple<const void*, std::string, std::string>>& held() {  // guarded by mutex()
+    static std::set<std::tuple<const void*, std::string, std::string>> s;
+    return s;
+  }
+};
 
 struct PregelRun::Persist {
   std::shared_ptr<CheckpointSaver> saver;

@@ -236,9 +236,6 @@ class PregelRun {
   void load_seen(const json& versions_seen);
   /// Loads the pending Sends of p.sends into pending_sends_.
   void load_sends(const std::function<void(const std::string&)>& fail);
-  /// Command.update and Command.go_to as writes of no task (LangGraph's map_command), checked
-  /// against the graph. Throws: EmptyInputError for an empty Command, InvalidUpdateError.
-  std::vector<std::pair<std::string, json>> command_writes(const Command& command) const;
   /// Applies the saved writes of no task (a Command's, update_state's). Returns: whether it
   /// applied any write.
   bool apply_null_writes();
