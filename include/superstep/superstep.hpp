@@ -9,7 +9,7 @@
 #include "superstep/channels/named_barrier_value.hpp"
 #include "superstep/channels/topic.hpp"
 #include "superstep/channels/typed_field.hpp"
-#include "superstep/channels/value.hpp"
+#include "superstep/value.hpp"
 #include "superstep/checkpoint/checkpoint.hpp"
 #include "superstep/checkpoint/memory_saver.hpp"
 #include "superstep/checkpoint/saver.hpp"

@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "superstep/channels/value.hpp"
+#include "superstep/value.hpp"
 #include "superstep/json.hpp"
 
 namespace superstep {

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "graph/graph_spec.hpp"
+#include "pregel/program.hpp"
 #include "superstep/types.hpp"
 
 namespace superstep {
@@ -62,6 +64,36 @@ std::string DrawableGraph::draw_dot() const {
   }
   out << "}\n";
   return out.str();
+}
+
+DrawableGraph internal::draw(const internal::GraphSpec& b, const internal::Program& program) {
+  const internal::Program* g = &program;
+  DrawableGraph d;
+  d.nodes.push_back({START, json::object()});
+  for (std::size_t i = 1; i < g->nodes.size(); ++i) d.nodes.push_back({g->nodes[i].name, g->nodes[i].options.metadata});
+  bool end_used = false;
+  auto edge = [&](const std::string& s, const std::string& t, bool cond, std::string label = {}) {
+    if (t == END) end_used = true;
+    d.edges.push_back({s, t, cond, std::move(label)});
+  };
+  for (const auto& [from, to] : b.edges) edge(from, to, false);
+  for (const auto& [from, to] : b.joins)
+    for (const auto& s : from) edge(s, to, false);
+  for (const auto& br : b.branches) {
+    if (!br.path_map.mapping().empty()) {
+      for (const auto& [k, t] : br.path_map.mapping()) edge(br.from, t, true, k == t ? "" : k);
+    } else if (!br.path_map.destinations().empty()) {
+      for (const auto& t : br.path_map.destinations()) edge(br.from, t, true);
+    } else {
+      for (std::size_t i = 1; i < g->nodes.size(); ++i)
+        if (g->nodes[i].name != br.from) edge(br.from, g->nodes[i].name, true);
+      edge(br.from, END, true);
+    }
+  }
+  for (const auto& n : b.nodes)
+    for (const auto& e : n.options.ends) edge(n.name, e, true);
+  if (end_used) d.nodes.push_back({END, json::object()});
+  return d;
 }
 
 }  // namespace superstep

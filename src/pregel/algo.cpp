@@ -177,6 +177,61 @@ void apply_grouped(const Program& g, ChannelState& s, const std::vector<Executab
   }
 }
 
+/// What the routers of a step with several tasks read instead of the channels: per task in
+/// path order, the channels other tasks also wrote, copied before the step with only this
+/// task's writes applied (JSON), or a copy of the struct with only its writes (typed).
+struct RouterReads {
+  std::vector<std::vector<std::pair<int, std::unique_ptr<Channel>>>> overlays;
+  std::vector<std::shared_ptr<const void>> typed;
+};
+
+RouterReads router_reads(const Program& g, ChannelState& s, const std::vector<ExecutableTask*>& order) {
+  RouterReads out;
+  std::vector<std::vector<std::pair<int, std::unique_ptr<Channel>>>>& overlays = out.overlays;
+  std::vector<std::shared_ptr<const void>>& typed_fresh = out.typed;
+  if (g.typed) {
+    typed_fresh.resize(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (order[i]->node->branches.empty()) continue;
+      bool others_wrote = false;
+      for (ExecutableTask* other : order) others_wrote = others_wrote || (other != order[i] && !other->writes.empty());
+      if (!others_wrote) continue;
+      std::vector<std::pair<int, Value>> mine;
+      for (const auto& w : order[i]->writes) mine.emplace_back(w.first, w.second.clone());
+      typed_fresh[i] = g.typed->fresh_copy(*s.channels[g.holder_channel], std::move(mine));
+    }
+  } else {
+    overlays.resize(order.size());
+    std::vector<int> writers(g.num_state_keys, 0);
+    for (ExecutableTask* t : order) {
+      ++s.epoch;
+      for (const auto& w : t->writes)
+        if (s.chan_mark[w.first] != s.epoch) {
+          s.chan_mark[w.first] = s.epoch;
+          ++writers[w.first];
+        }
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      ExecutableTask* t = order[i];
+      if (t->node->branches.empty()) continue;
+      for (int k = 0; k < g.num_state_keys; ++k) {
+        int own = 0;
+        std::vector<Value> mine;
+        for (const auto& w : t->writes)
+          if (w.first == k) {
+            own = 1;
+            mine.push_back(w.second.clone());
+          }
+        if (writers[k] - own <= 0) continue;
+        auto copy = s.channels[k]->clone();
+        if (!mine.empty()) copy->update_values(std::span<Value>(mine));
+        overlays[i].emplace_back(k, std::move(copy));
+      }
+    }
+  }
+  return out;
+}
+
 /// Runs task `t`'s routers on `state` and routes what they return.
 void run_routers(const Program& g, ExecutableTask& t, int64_t step, const State& state) {
   const NodeData& node = *t.node;
@@ -426,52 +481,9 @@ void apply_writes(const Program& g, ChannelState& s, const std::vector<TaskPtr>&
     for (std::size_t j = 0; j < node.triggers.size(); ++j) s.seen[node.id][j] = s.versions[node.triggers[j]];
   }
 
-  // Routers see the state plus their own task's writes only. Where another task of this step
-  // wrote a key, copy that key's pre-step channel and apply this task's writes to the copy.
-  std::vector<std::vector<std::pair<int, std::unique_ptr<Channel>>>> overlays;
-  // Typed state: a router whose task has siblings that wrote gets a copy of the struct with only
-  // its own task's writes folded in.
-  std::vector<std::shared_ptr<const void>> typed_fresh;
-  if (any_router && order.size() > 1 && g.typed) {
-    typed_fresh.resize(order.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      if (order[i]->node->branches.empty()) continue;
-      bool others_wrote = false;
-      for (ExecutableTask* other : order) others_wrote = others_wrote || (other != order[i] && !other->writes.empty());
-      if (!others_wrote) continue;
-      std::vector<std::pair<int, Value>> mine;
-      for (const auto& w : order[i]->writes) mine.emplace_back(w.first, w.second.clone());
-      typed_fresh[i] = g.typed->fresh_copy(*s.channels[g.holder_channel], std::move(mine));
-    }
-  } else if (any_router && order.size() > 1) {
-    overlays.resize(order.size());
-    std::vector<int> writers(g.num_state_keys, 0);
-    for (ExecutableTask* t : order) {
-      ++s.epoch;
-      for (const auto& w : t->writes)
-        if (s.chan_mark[w.first] != s.epoch) {
-          s.chan_mark[w.first] = s.epoch;
-          ++writers[w.first];
-        }
-    }
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      ExecutableTask* t = order[i];
-      if (t->node->branches.empty()) continue;
-      for (int k = 0; k < g.num_state_keys; ++k) {
-        int own = 0;
-        std::vector<Value> mine;
-        for (const auto& w : t->writes)
-          if (w.first == k) {
-            own = 1;
-            mine.push_back(w.second.clone());
-          }
-        if (writers[k] - own <= 0) continue;
-        auto copy = s.channels[k]->clone();
-        if (!mine.empty()) copy->update_values(std::span<Value>(mine));
-        overlays[i].emplace_back(k, std::move(copy));
-      }
-    }
-  }
+  // Routers see the state plus their own task's writes only (taken before the writes apply).
+  RouterReads fresh_reads;
+  if (any_router && order.size() > 1) fresh_reads = router_reads(g, s, order);
 
   const uint64_t version = s.next_version();
   ++s.epoch;
@@ -490,12 +502,13 @@ void apply_writes(const Program& g, ChannelState& s, const std::vector<TaskPtr>&
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (order[i]->node->branches.empty()) continue;
     if (g.typed) {
-      const void* fresh = !typed_fresh.empty() && typed_fresh[i] ? typed_fresh[i].get()
-                                                                 : g.typed->state(*s.channels[g.holder_channel]);
+      const void* fresh = !fresh_reads.typed.empty() && fresh_reads.typed[i]
+                              ? fresh_reads.typed[i].get()
+                              : g.typed->state(*s.channels[g.holder_channel]);
       run_routers(g, *order[i], step, State(fresh, nullptr));
       continue;
     }
-    FreshView fresh(g, s.channels, overlays.empty() ? kNoOverlay : overlays[i]);
+    FreshView fresh(g, s.channels, fresh_reads.overlays.empty() ? kNoOverlay : fresh_reads.overlays[i]);
     run_routers(g, *order[i], step, State(fresh));
   }
 

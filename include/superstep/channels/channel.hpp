@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/channels/value.hpp"
+#include "superstep/value.hpp"
 #include "superstep/errors.hpp"
 #include "superstep/json.hpp"
 

@@ -14,7 +14,7 @@
 #include <typeinfo>
 
 #include "superstep/channels/channel.hpp"
-#include "superstep/typed.hpp"
+#include "superstep/typed_schema.hpp"
 
 namespace superstep {
 

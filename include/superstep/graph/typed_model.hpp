@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "superstep/channels/channel.hpp"
-#include "superstep/channels/value.hpp"
+#include "superstep/value.hpp"
 #include "superstep/json.hpp"
 
 namespace superstep::internal {
