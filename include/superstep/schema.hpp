@@ -65,13 +65,8 @@ extern const Reducer append;
 extern const Reducer concat;
 /// Objects: shallow merge, the update's keys win.
 extern const Reducer merge;
-/// LangGraph's add_messages: assigns ids, replaces by id, removes by id
-/// (`{"type":"remove","id":...}`), removes all (id "__remove_all__").
-extern const Reducer add_messages;
 }  // namespace reducers
 
-/// The id that removes every message when used in a remove message.
-inline constexpr const char* kRemoveAllMessages = "__remove_all__";
 
 /// Which channel a state key is stored in (docs/semantics.md, "Compile"). `automatic` = LastValue without a
 /// reducer, BinaryOperatorAggregate with one.

@@ -23,6 +23,7 @@
 #include "superstep/graph/typed_state_graph.hpp"
 #include "superstep/interrupt.hpp"
 #include "superstep/json.hpp"
+#include "superstep/messages/add_messages.hpp"
 #include "superstep/runtime.hpp"
 #include "superstep/schema.hpp"
 #include "superstep/state.hpp"
@@ -32,4 +33,5 @@
 #include "superstep/stream.hpp"
 #include "superstep/task.hpp"
 #include "superstep/typed.hpp"
+#include "superstep/typed_schema.hpp"
 #include "superstep/types.hpp"

@@ -23,6 +23,7 @@
 
 #include "superstep/channels/typed_field.hpp"  // TypedBatchOf, used by Update<S>
 #include "superstep/json.hpp"
+#include "superstep/messages/add_messages.hpp"
 #include "superstep/typed_schema.hpp"
 #include "superstep/types.hpp"
 #include "superstep/value.hpp"

@@ -10,6 +10,7 @@
 #include "superstep/channels/last_value.hpp"
 #include "superstep/channels/named_barrier_value.hpp"
 #include "superstep/channels/topic.hpp"
+#include "superstep/messages/add_messages.hpp"
 
 namespace superstep::internal {
 namespace {

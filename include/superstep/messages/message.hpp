@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "superstep/json.hpp"
+#include "superstep/messages/add_messages.hpp"
 #include "superstep/schema.hpp"
 
 namespace superstep {
