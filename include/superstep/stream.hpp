@@ -30,6 +30,8 @@ struct StreamPart {
 #include <iterator>
 #include <memory>
 
+#include "superstep/pull_iterator.hpp"
+
 namespace superstep {
 namespace internal {
 class PregelRun;
@@ -41,24 +43,7 @@ class PregelRun;
 /// started are skipped and running ones are waited for. Not thread-safe: consume from one thread.
 class Stream {
  public:
-  class iterator {
-   public:
-    using value_type = StreamPart;
-    using difference_type = std::ptrdiff_t;
-    iterator() = default;
-    explicit iterator(Stream* s) : s_(s) {}
-    const StreamPart& operator*() const { return *s_->current_; }
-    const StreamPart* operator->() const { return &*s_->current_; }
-    iterator& operator++() {
-      s_->advance();
-      return *this;
-    }
-    void operator++(int) { ++*this; }
-    bool operator==(std::default_sentinel_t) const { return !s_ || !s_->current_; }
-
-   private:
-    Stream* s_ = nullptr;
-  };
+  using iterator = PullIterator<Stream, StreamPart>;
 
   explicit Stream(std::unique_ptr<internal::PregelRun> run);
   Stream(Stream&&) noexcept;
@@ -72,6 +57,7 @@ class Stream {
   json result() const;
 
  private:
+  friend iterator;
   void advance();
   std::unique_ptr<internal::PregelRun> run_;
   std::optional<StreamPart> current_;

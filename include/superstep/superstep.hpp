@@ -7,6 +7,7 @@
 #include "superstep/channels/ephemeral_value.hpp"
 #include "superstep/channels/last_value.hpp"
 #include "superstep/channels/named_barrier_value.hpp"
+#include "superstep/channels/single_value.hpp"
 #include "superstep/channels/topic.hpp"
 #include "superstep/channels/typed_field.hpp"
 #include "superstep/value.hpp"

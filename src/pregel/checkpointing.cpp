@@ -203,6 +203,40 @@ void PregelRun::save_checkpoint(const char* source) {
   p.current.checkpoint_id = id;
 }
 
+void PregelRun::put_versions_seen(Checkpoint& c, bool maps_delta) {
+  Persist& p = *cp_;
+  // After a step only the nodes that ran changed; otherwise rebuild all.
+  auto seen_of = [&](const NodeData& node) {
+    json seen = json::object();
+    auto& obj = seen.get_ref<json::object_t&>();
+    for (std::size_t j = 0; j < node.triggers.size(); ++j)  // triggers are in name order
+      if (cs_.seen[node.id][j]) obj.emplace_hint(obj.end(), g_->channels[node.triggers[j]].name, cs_.seen[node.id][j]);
+    return seen;
+  };
+  if (!p.seen_cache_valid) {
+    p.seen_cache = json::object();
+    auto& obj = p.seen_cache.get_ref<json::object_t&>();
+    for (int n : g_->nodes_by_name)
+      if (json seen = seen_of(g_->nodes[n]); !seen.empty()) obj.emplace_hint(obj.end(), g_->nodes[n].name, std::move(seen));
+    p.seen_cache_valid = true;
+  } else {
+    for (const auto& t : tasks_)
+      if (!t->push && !t->synthetic) {
+        json seen = seen_of(*t->node);
+        if (maps_delta) c.versions_seen[t->node->name] = seen;
+        p.seen_cache[t->node->name] = std::move(seen);
+      }
+  }
+  if (!maps_delta) c.versions_seen = p.seen_cache;
+  if (!maps_delta || p.interrupt_seen != p.saved_interrupt_seen) {
+    json iseen = json::object();
+    auto& obj = iseen.get_ref<json::object_t&>();
+    for (int i : g_->channels_by_name)
+      if (p.interrupt_seen[i]) obj.emplace_hint(obj.end(), g_->channels[i].name, p.interrupt_seen[i]);
+    c.versions_seen[kInterruptChannel] = std::move(iseen);
+  }
+}
+
 void PregelRun::store_checkpoint() {
   Persist& p = *cp_;
   Checkpoint c;
@@ -262,36 +296,7 @@ void PregelRun::store_checkpoint() {
   }
   p.tasks_versioned = !cs_.pending_sends.empty();
   c.updated_channels = std::move(updated);
-  // versions_seen: after a step only the nodes that ran changed; otherwise rebuild all.
-  auto seen_of = [&](const NodeData& node) {
-    json seen = json::object();
-    auto& obj = seen.get_ref<json::object_t&>();
-    for (std::size_t j = 0; j < node.triggers.size(); ++j)  // triggers are in name order
-      if (cs_.seen[node.id][j]) obj.emplace_hint(obj.end(), g_->channels[node.triggers[j]].name, cs_.seen[node.id][j]);
-    return seen;
-  };
-  if (!p.seen_cache_valid) {
-    p.seen_cache = json::object();
-    auto& obj = p.seen_cache.get_ref<json::object_t&>();
-    for (int n : g_->nodes_by_name)
-      if (json seen = seen_of(g_->nodes[n]); !seen.empty()) obj.emplace_hint(obj.end(), g_->nodes[n].name, std::move(seen));
-    p.seen_cache_valid = true;
-  } else {
-    for (const auto& t : tasks_)
-      if (!t->push && !t->synthetic) {
-        json seen = seen_of(*t->node);
-        if (maps_delta) c.versions_seen[t->node->name] = seen;
-        p.seen_cache[t->node->name] = std::move(seen);
-      }
-  }
-  if (!maps_delta) c.versions_seen = p.seen_cache;
-  if (!maps_delta || p.interrupt_seen != p.saved_interrupt_seen) {
-    json iseen = json::object();
-    auto& obj = iseen.get_ref<json::object_t&>();
-    for (int i : g_->channels_by_name)
-      if (p.interrupt_seen[i]) obj.emplace_hint(obj.end(), g_->channels[i].name, p.interrupt_seen[i]);
-    c.versions_seen[kInterruptChannel] = std::move(iseen);
-  }
+  put_versions_seen(c, maps_delta);
   p.saved_version = cs_.versions;
   p.saved_interrupt_seen = p.interrupt_seen;
   if (maps_delta) {

@@ -247,6 +247,9 @@ class PregelRun {
   void pause(std::vector<Interrupt> interrupts, bool from_tasks);
   void save_checkpoint(const char* source);
   void store_checkpoint();
+  /// Checkpoint `c`'s versions_seen: every node's and __interrupt__'s, or (`maps_delta`) only
+  /// what changed since the checkpoint this run stored last.
+  void put_versions_seen(Checkpoint& c, bool maps_delta);
   void save_task_writes(ExecutableTask& t);
   /// After planning a checkpointed step: interrupt_before and saved writes. True when the step
   /// is not dispatched (paused, or every task finished before).

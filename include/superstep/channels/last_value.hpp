@@ -5,15 +5,15 @@
 #include <type_traits>
 
 #include "superstep/channels/channel.hpp"
+#include "superstep/channels/single_value.hpp"
 
 namespace superstep {
 
 template <class T>
-class BasicLastValue : public ValueChannel<T> {
+class BasicLastValue : public SingleValueChannel<BasicLastValue<T>, T> {
  public:
-  using ValueChannel<T>::ValueChannel;
+  using SingleValueChannel<BasicLastValue<T>, T>::SingleValueChannel;
   std::string_view kind() const noexcept override { return "LastValue"; }
-  bool is_available() const noexcept override { return value_.has_value(); }
   bool update(std::span<T> writes) override {
     if (writes.empty()) return false;
     if (writes.size() > 1) {
@@ -23,31 +23,11 @@ class BasicLastValue : public ValueChannel<T> {
                                std::to_string(writes.size()) + " (" + internal::preview(all) +
                                "); give the key a reducer to combine values");
     }
-    value_ = std::move(writes.back());
+    this->value_ = std::move(writes.back());
     return true;
   }
-  const T* peek() const noexcept override { return value_ ? &*value_ : nullptr; }
-  std::optional<T> take() override { return std::exchange(value_, std::nullopt); }
-  std::unique_ptr<Channel> clone() const override { return std::make_unique<BasicLastValue>(*this); }
-  void reset_to(const Channel& prototype) override {
-    value_ = static_cast<const BasicLastValue&>(prototype).value_;
-  }
-  std::optional<json> checkpoint() const override {
-    if (!value_) return std::nullopt;
-    return json(*value_);
-  }
-  void restore(const std::optional<json>& saved) override {
-    if (saved) value_ = saved->template get<T>(); else value_.reset();
-  }
-  void restore_moved(json&& saved) override {
-    if constexpr (std::is_same_v<T, json>) value_ = std::move(saved);
-    else value_ = saved.template get<T>();
-  }
   /// Sets the initial value (the schema's default).
-  void set(T v) { value_ = std::move(v); }
-
- private:
-  std::optional<T> value_;
+  void set(T v) { this->value_ = std::move(v); }
 };
 using LastValue = BasicLastValue<json>;
 

@@ -26,6 +26,7 @@
 #include "superstep/json.hpp"
 #include "superstep/llm/tool.hpp"
 #include "superstep/messages/message.hpp"
+#include "superstep/pull_iterator.hpp"
 #include "superstep/runtime.hpp"
 #include "superstep/task.hpp"
 
@@ -121,24 +122,7 @@ class ChatModel {
 class ChatStream {
  public:
   struct Shared;
-  class iterator {
-   public:
-    using value_type = ChatChunk;
-    using difference_type = std::ptrdiff_t;
-    iterator() = default;
-    explicit iterator(ChatStream* s) : s_(s) {}
-    const ChatChunk& operator*() const { return *s_->current_; }
-    const ChatChunk* operator->() const { return &*s_->current_; }
-    iterator& operator++() {
-      s_->advance();
-      return *this;
-    }
-    void operator++(int) { ++*this; }
-    bool operator==(std::default_sentinel_t) const { return !s_ || !s_->current_; }
-
-   private:
-    ChatStream* s_ = nullptr;
-  };
+  using iterator = PullIterator<ChatStream, ChatChunk>;
 
   explicit ChatStream(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
   iterator begin();
@@ -147,6 +131,7 @@ class ChatStream {
   const Message& message() const;
 
  private:
+  friend iterator;
   void advance();
   std::shared_ptr<Shared> shared_;
   std::optional<ChatChunk> current_;
