@@ -6,13 +6,11 @@
 // however many checkpoints that is; a whole history sends all three in one round trip.
 #include "superstep/checkpoint/postgres_saver.hpp"
 
-#include <arpa/inet.h>
 #include <libpq-fe.h>
 
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -21,12 +19,20 @@
 #include <unordered_set>
 
 #include "checkpoint/saver_common.hpp"
+#include "internal/pq.hpp"
 #include "superstep/errors.hpp"
 
 namespace superstep {
 
 using internal::StoredWrite;
 using internal::parse_stored;
+using internal::pq::Conn;
+using internal::pq::Params;
+using internal::pq::Pipeline;
+using internal::pq::Result;
+using internal::pq::int_array;
+using internal::pq::text_array;
+namespace pq = internal::pq;
 
 namespace {
 
@@ -75,239 +81,6 @@ ALTER TABLE checkpoint_blobs ADD COLUMN delta_base TEXT COLLATE "C";
 SELECT 1;
 )sql",
 };
-
-/// A failed statement; `lost` when the connection itself broke (the pool drops it, and a
-/// single-statement call is retried once on a new one).
-struct PgError : CheckpointError {
-  PgError(const std::string& what, bool lost) : CheckpointError(what), lost(lost) {}
-  bool lost;
-};
-
-std::string trimmed(const char* msg) {
-  std::string s = msg ? msg : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s.empty() ? "unknown error" : s;
-}
-
-/// One statement's parameters. Strings go in binary format (raw bytes: BYTEA and TEXT alike, so
-/// a thread id may hold NULs); integers and array literals go as text.
-class Params {
- public:
-  Params& bytes(std::string v) { return push(std::move(v), 1, false); }
-  Params& text(std::string v) { return push(std::move(v), 0, false); }
-  Params& null() { return push({}, 0, true); }
-  Params& opt(const std::optional<std::string>& v) { return v ? bytes(*v) : null(); }
-  int size() const { return static_cast<int>(values_.size()); }
-
-  /// The arrays libpq takes; valid while this object is unchanged.
-  struct View {
-    std::vector<const char*> values;
-    std::vector<int> lengths, formats;
-  };
-  View view() const {
-    View v;
-    for (std::size_t i = 0; i < values_.size(); ++i) {
-      v.values.push_back(nulls_[i] ? nullptr : values_[i].c_str());
-      v.lengths.push_back(static_cast<int>(values_[i].size()));
-      v.formats.push_back(formats_[i]);
-    }
-    return v;
-  }
-
- private:
-  Params& push(std::string v, int format, bool null) {
-    values_.push_back(std::move(v));
-    formats_.push_back(format);
-    nulls_.push_back(null);
-    return *this;
-  }
-  std::vector<std::string> values_;
-  std::vector<int> formats_;
-  std::vector<bool> nulls_;
-};
-
-/// A PostgreSQL array literal of text elements (nullopt: NULL). Throws: CheckpointError when an
-/// element holds a NUL, which PostgreSQL text cannot store.
-std::string text_array(const std::vector<std::optional<std::string>>& items, const char* what) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ',';
-    if (!items[i]) {
-      out += "NULL";
-      continue;
-    }
-    out += '"';
-    for (char c : *items[i]) {
-      if (c == '\0') throw CheckpointError(std::string("postgres: a ") + what + " cannot contain a NUL character");
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + '}';
-}
-
-std::string text_array(const std::vector<std::string>& items, const char* what) {
-  return text_array(std::vector<std::optional<std::string>>(items.begin(), items.end()), what);
-}
-
-std::string int_array(const std::vector<int>& items) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + std::to_string(items[i]);
-  return out + '}';
-}
-
-/// A statement's result, read in binary format.
-class Result {
- public:
-  explicit Result(PGresult* r) : r_(r) {}
-  ~Result() { PQclear(r_); }
-  Result(Result&& o) noexcept : r_(std::exchange(o.r_, nullptr)) {}
-  Result(const Result&) = delete;
-  Result& operator=(const Result&) = delete;
-  int rows() const { return PQntuples(r_); }
-  bool is_null(int row, int col) const { return PQgetisnull(r_, row, col) != 0; }
-  std::string bytes(int row, int col) const {
-    return std::string(PQgetvalue(r_, row, col), static_cast<std::size_t>(PQgetlength(r_, row, col)));
-  }
-  int int4(int row, int col) const {
-    std::uint32_t v = 0;
-    std::memcpy(&v, PQgetvalue(r_, row, col), sizeof v);
-    return static_cast<int>(ntohl(v));
-  }
-  std::optional<std::string> opt(int row, int col) const {
-    if (is_null(row, col)) return std::nullopt;
-    return bytes(row, col);
-  }
-
- private:
-  PGresult* r_;
-};
-
-/// One pooled connection and the statements prepared on it.
-struct Conn {
-  PGconn* pg = nullptr;
-  std::unordered_set<std::string> prepared;
-  ~Conn() { PQfinish(pg); }
-
-  Result check(PGresult* r) {
-    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Result(r);
-    std::string msg = trimmed(r ? PQresultErrorMessage(r) : PQerrorMessage(pg));
-    PQclear(r);
-    throw PgError("postgres: " + msg, PQstatus(pg) != CONNECTION_OK);
-  }
-  /// Runs `sql` (one or more statements, no parameters).
-  void exec(const char* sql) { check(PQexec(pg, sql)); }
-  /// Prepares `sql` under `name` on this connection unless it already is.
-  void prepare(const char* name, const std::string& sql, int params) {
-    if (prepared.count(name)) return;
-    check(PQprepare(pg, name, sql.c_str(), params, nullptr));
-    prepared.insert(name);
-  }
-  /// Runs `sql` with `p`; prepared once under `name` when given, otherwise parsed each time.
-  Result run(const char* name, const std::string& sql, const Params& p) {
-    if (name) prepare(name, sql, p.size());
-    auto v = p.view();
-    PGresult* r = name ? PQexecPrepared(pg, name, p.size(), v.values.data(), v.lengths.data(), v.formats.data(), 1)
-                       : PQexecParams(pg, sql.c_str(), p.size(), nullptr, v.values.data(), v.lengths.data(),
-                                      v.formats.data(), 1);
-    return check(r);
-  }
-};
-
-/// Statements sent together in one round trip (libpq's pipeline mode) and run in order by the
-/// server, which works on the later ones while the caller reads the results of the first. The
-/// connection runs nothing else while a Pipeline lives; one left early (an exception) drains
-/// what is still coming, and one that cannot be left makes the pool drop the connection.
-class Pipeline {
- public:
-  explicit Pipeline(Conn& c) : c_(c) {
-    if (PQenterPipelineMode(c_.pg) != 1) fail("cannot enter pipeline mode");
-  }
-  ~Pipeline() {
-    drain();
-    PQexitPipelineMode(c_.pg);
-  }
-  Pipeline(const Pipeline&) = delete;
-  Pipeline& operator=(const Pipeline&) = delete;
-
-  /// Queues statement `name`, prepared on the connection before the pipeline began (Conn::prepare),
-  /// with `p`.
-  void send(const char* name, const Params& p) {
-    auto v = p.view();
-    if (PQsendQueryPrepared(c_.pg, name, p.size(), v.values.data(), v.lengths.data(), v.formats.data(), 1) != 1)
-      fail("cannot queue a statement");
-    ++sent_;
-  }
-  /// Asks the server to send the results of the statements queued so far as soon as they are
-  /// done (it otherwise holds them until the end of the pipeline, or until its buffer fills).
-  void flush_request() {
-    if (PQsendFlushRequest(c_.pg) != 1) fail("cannot queue a flush request");
-  }
-  /// Sends what is queued.
-  void sync() {
-    if (PQpipelineSync(c_.pg) != 1 || PQflush(c_.pg) != 0) fail("cannot send statements");
-    synced_ = true;
-  }
-  /// The result of the next statement sent. Throws: PgError when it failed (the server skips
-  /// those after it).
-  Result next() {
-    if (taken_ >= sent_ || drained_) throw CheckpointError("postgres: no statement left in the pipeline");
-    ++taken_;
-    return take();
-  }
-
- private:
-  [[noreturn]] void fail(const char* what) {
-    throw PgError(std::string("postgres: ") + what + ": " + trimmed(PQerrorMessage(c_.pg)), PQstatus(c_.pg) != CONNECTION_OK);
-  }
-  /// One statement's result and the NULL that ends it. Throws: PgError when the statement
-  /// failed, after reading the rest of the pipeline (so libpq has seen whether the error ended
-  /// the connection, and the connection is free again).
-  Result take() {
-    PGresult* r = PQgetResult(c_.pg);
-    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-      std::string msg = trimmed(r ? PQresultErrorMessage(r) : PQerrorMessage(c_.pg));
-      const char* severity = r ? PQresultErrorField(r, PG_DIAG_SEVERITY_NONLOCALIZED) : nullptr;
-      const bool fatal = severity && (std::strcmp(severity, "FATAL") == 0 || std::strcmp(severity, "PANIC") == 0);
-      PQclear(r);
-      drain();
-      throw PgError("postgres: " + msg, fatal || PQstatus(c_.pg) != CONNECTION_OK);
-    }
-    Result out(r);
-    if (PGresult* extra = PQgetResult(c_.pg)) {
-      PQclear(extra);
-      throw PgError("postgres: a pipelined statement returned more than one result", false);
-    }
-    return out;
-  }
-  /// Reads and drops what is still coming, up to the end of the pipeline.
-  void drain() {
-    if (drained_) return;
-    drained_ = true;
-    if (!synced_ && PQpipelineSync(c_.pg) != 1) return;  // broken: the pool drops the connection
-    for (int nulls = 0; nulls < 2 && PQstatus(c_.pg) == CONNECTION_OK;) {
-      PGresult* r = PQgetResult(c_.pg);
-      if (!r) {
-        ++nulls;
-        continue;
-      }
-      nulls = 0;
-      const bool sync = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
-      PQclear(r);
-      if (sync) break;
-    }
-  }
-  Conn& c_;
-  std::size_t sent_ = 0, taken_ = 0;
-  bool synced_ = false;
-  bool drained_ = false;
-};
-
-void ignore_notice(void*, const char*) {}
-
 
 /// A checkpoints row, before its values and writes are fetched.
 struct Row {
@@ -386,16 +159,7 @@ struct PostgresSaver::Impl {
   std::vector<std::unique_ptr<Conn>> idle;
   std::size_t open = 0;
 
-  std::unique_ptr<Conn> connect() {
-    auto c = std::make_unique<Conn>();
-    c->pg = PQconnectdb(dsn.c_str());
-    if (!c->pg) throw CheckpointError("postgres: cannot connect: out of memory");
-    if (PQstatus(c->pg) != CONNECTION_OK) throw CheckpointError("postgres: cannot connect: " + trimmed(PQerrorMessage(c->pg)));
-    PQsetNoticeProcessor(c->pg, ignore_notice, nullptr);
-    if (PQsetClientEncoding(c->pg, "UTF8") != 0)
-      throw CheckpointError("postgres: cannot set client encoding UTF8: " + trimmed(PQerrorMessage(c->pg)));
-    return c;
-  }
+  std::unique_ptr<Conn> connect() { return Conn::open(dsn); }
 
   /// A connection borrowed from the pool; one in a bad state is dropped on return.
   class Lease {
@@ -434,7 +198,7 @@ struct PostgresSaver::Impl {
 
   void give_back(std::unique_ptr<Conn> c) {
     std::lock_guard lock(mutex);
-    if (c && PQstatus(c->pg) == CONNECTION_OK && PQtransactionStatus(c->pg) == PQTRANS_IDLE &&
+    if (c && c->ok() && PQtransactionStatus(c->pg) == PQTRANS_IDLE &&
         PQpipelineStatus(c->pg) == PQ_PIPELINE_OFF)
       idle.push_back(std::move(c));
     else --open;
@@ -448,7 +212,7 @@ struct PostgresSaver::Impl {
     try {
       auto lease = borrow();
       return fn(*lease);
-    } catch (const PgError& e) {
+    } catch (const pq::Error& e) {
       if (!e.lost) throw;
     }
     auto lease = borrow();
@@ -954,7 +718,7 @@ std::unique_ptr<ThreadClaim> PostgresSaver::claim_thread(const std::string& thre
       impl.claim_idle.pop_back();
     }
   }
-  if (!conn || PQstatus(conn->pg) != CONNECTION_OK) conn = impl.connect();
+  if (!conn || !conn->ok()) conn = impl.connect();
   std::uint64_t key = fnv1a(impl.schema + std::string(1, '\0') + thread_id + std::string(1, '\0') + checkpoint_ns);
   Params p;
   p.text(std::to_string(static_cast<std::int32_t>(key >> 32))).text(std::to_string(static_cast<std::int32_t>(key)));
@@ -962,7 +726,7 @@ std::unique_ptr<ThreadClaim> PostgresSaver::claim_thread(const std::string& thre
   bool got = r.rows() == 1 && !r.is_null(0, 0) && r.bytes(0, 0) == std::string(1, '\1');
   auto give_back = [&impl](std::unique_ptr<Conn> c) {
     std::lock_guard lock(impl.mutex);
-    if (c && PQstatus(c->pg) == CONNECTION_OK && PQtransactionStatus(c->pg) == PQTRANS_IDLE && impl.claim_idle.size() < 8)
+    if (c && c->ok() && PQtransactionStatus(c->pg) == PQTRANS_IDLE && impl.claim_idle.size() < 8)
       impl.claim_idle.push_back(std::move(c));
   };
   if (!got) {

@@ -20,12 +20,16 @@
 #include <unordered_map>
 
 #include "checkpoint/saver_common.hpp"
+#include "internal/sqlite.hpp"
 #include "superstep/errors.hpp"
 
 namespace superstep {
 
 using internal::StoredWrite;
 using internal::parse_stored;
+using internal::sqlite::Stmt;
+using internal::sqlite::StmtCache;
+namespace sqlite = internal::sqlite;
 
 namespace {
 
@@ -141,114 +145,6 @@ std::string host_name() {
 /// Whether process `pid` of this host still runs.
 bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
 
-/// The statements a saver runs again and again, prepared once per connection. Used under the
-/// saver's mutex; a statement already in use (a nested query with the same text) is not shared.
-class StmtCache {
- public:
-  struct Entry {
-    sqlite3_stmt* stmt = nullptr;
-    bool busy = false;
-  };
-  explicit StmtCache(sqlite3*& db) : db_(db) {}
-  ~StmtCache() { clear(); }
-  /// The entry of a prepared statement for `sql`, marked in use; nullptr when the cached one is busy.
-  Entry* take(const char* sql) {
-    auto it = map_.find(std::string_view(sql));
-    if (it == map_.end()) it = map_.emplace(sql, Entry{}).first;
-    Entry& e = it->second;
-    if (e.busy) return nullptr;
-    if (!e.stmt && sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &e.stmt, nullptr) != SQLITE_OK)
-      throw CheckpointError(std::string("sqlite: cannot prepare statement: ") + sqlite3_errmsg(db_));
-    e.busy = true;
-    return &e;
-  }
-  static void give_back(Entry* e) {
-    sqlite3_reset(e->stmt);
-    sqlite3_clear_bindings(e->stmt);
-    e->busy = false;
-  }
-  /// Finalizes everything (before the connection closes).
-  void clear() {
-    for (auto& [sql, e] : map_) sqlite3_finalize(e.stmt);
-    map_.clear();
-  }
-
- private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  sqlite3*& db_;
-  std::unordered_map<std::string, Entry, Hash, std::equal_to<>> map_;  // node-based: entries stay put
-};
-
-/// A prepared statement, reset on scope exit: prepared for this use, or borrowed from a cache.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
-      throw CheckpointError(std::string("sqlite: cannot prepare statement: ") + sqlite3_errmsg(db));
-  }
-  Stmt(sqlite3* db, StmtCache& cache, const char* sql) : db_(db), cached_(cache.take(sql)) {
-    if (cached_) s_ = cached_->stmt;
-    else if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
-      throw CheckpointError(std::string("sqlite: cannot prepare statement: ") + sqlite3_errmsg(db));
-  }
-  ~Stmt() {
-    if (cached_) StmtCache::give_back(cached_);
-    else sqlite3_finalize(s_);
-  }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  Stmt& reset() {
-    sqlite3_reset(s_);
-    sqlite3_clear_bindings(s_);
-    return *this;
-  }
-  Stmt& bind(int i, const std::string& v) {
-    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& bind(int i, int v) {
-    sqlite3_bind_int(s_, i, v);
-    return *this;
-  }
-  Stmt& bind_null(int i) {
-    sqlite3_bind_null(s_, i);
-    return *this;
-  }
-  /// Steps once: true when a row is ready.
-  bool step() {
-    int rc = sqlite3_step(s_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    throw CheckpointError(std::string("sqlite: ") + sqlite3_errmsg(db_));
-  }
-  void run() {
-    while (step()) {
-    }
-  }
-  std::string text(int col) const {
-    const unsigned char* p = sqlite3_column_text(s_, col);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
-             : std::string();
-  }
-  /// The text of column `col`, valid until the next step or reset.
-  std::string_view view(int col) const {
-    const unsigned char* p = sqlite3_column_text(s_, col);
-    return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
-             : std::string_view();
-  }
-  bool is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
-  int integer(int col) const { return sqlite3_column_int(s_, col); }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* s_ = nullptr;
-  StmtCache::Entry* cached_ = nullptr;
-};
-
-
 /// `verb` ("INSERT OR REPLACE", "INSERT OR IGNORE") of `rows` pending writes of one task in one
 /// statement: ?1-?5 thread, namespace, checkpoint, task and path; then idx, channel and value
 /// of each row. Built once per verb and row count.
@@ -277,14 +173,7 @@ struct SqliteSaver::Impl {
   int batch_depth = 0;         // > 0: inside batch()'s transaction
   StmtCache stmts{db};
 
-  void exec(const char* sql) {
-    char* err = nullptr;
-    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-      std::string msg = err ? err : "unknown error";
-      sqlite3_free(err);
-      throw CheckpointError("sqlite '" + path + "': " + msg);
-    }
-  }
+  void exec(const char* sql) { sqlite::exec(db, sql, path); }
   /// Runs `fn` between `begin` and `commit`; on failure runs `rollback` and rethrows.
   template <class F>
   auto in_transaction(const char* begin, const char* commit, const char* rollback, F&& fn) {
@@ -469,15 +358,8 @@ struct SqliteSaver::Impl {
 
 SqliteSaver::SqliteSaver(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
-  int rc = sqlite3_open_v2(path.c_str(), &impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                           nullptr);
-  if (rc != SQLITE_OK) {
-    std::string msg = impl_->db ? sqlite3_errmsg(impl_->db) : "out of memory";
-    sqlite3_close(impl_->db);
-    throw CheckpointError("sqlite: cannot open '" + path + "': " + msg);
-  }
+  impl_->db = sqlite::open(path);
   try {
-    sqlite3_busy_timeout(impl_->db, 10000);
     impl_->exec("PRAGMA journal_mode = WAL");
     impl_->exec("PRAGMA synchronous = NORMAL");
     impl_->exec("PRAGMA foreign_keys = ON");

@@ -1,72 +1,60 @@
+// PostgresStore: the long-term memory store in PostgreSQL, one table (superstep_store); one
+// connection per store, guarded by a mutex, reopened once when it was lost.
 #include "superstep/store/postgres_store.hpp"
-
-#include <libpq-fe.h>
 
 #include <mutex>
 #include <utility>
 
+#include "internal/pq.hpp"
 #include "store/store_common.hpp"
 #include "superstep/errors.hpp"
 
 namespace superstep {
 
+namespace pq = internal::pq;
+
 struct PostgresStore::Impl {
   std::string dsn;
-  PGconn* pg = nullptr;
-  std::mutex mutex;  // guards pg (one statement at a time)
-
-  struct Result {  // owns one PGresult
-    PGresult* r = nullptr;
-    Result() = default;
-    Result(Result&& o) noexcept : r(std::exchange(o.r, nullptr)) {}
-    Result(const Result&) = delete;
-    Result& operator=(const Result&) = delete;
-    ~Result() { PQclear(r); }
-  };
+  std::unique_ptr<pq::Conn> conn;
+  std::mutex mutex;  // guards conn (one statement at a time)
 
   void connect() {
-    if (pg) PQfinish(pg);
-    pg = PQconnectdb(dsn.c_str());
-    if (PQstatus(pg) != CONNECTION_OK) {
-      std::string msg = PQerrorMessage(pg);
-      PQfinish(pg);
-      pg = nullptr;
-      while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-      throw Error("PostgresStore: cannot connect: " + msg);
+    conn.reset();
+    try {
+      conn = pq::Conn::open(dsn);
+    } catch (const pq::Error& e) {
+      throw Error("PostgresStore: " + e.reason);
     }
   }
 
   /// Runs `sql` with text parameters; reconnects and retries once when the connection was lost
   /// (every statement here is idempotent).
-  Result run(const char* what, const std::string& sql, const std::vector<std::string>& params) {
-    std::vector<const char*> values;
-    for (const std::string& p : params) values.push_back(p.c_str());
+  pq::Result run(const char* what, const std::string& sql, const std::vector<std::string>& params) {
+    pq::Params p;
+    for (const std::string& v : params) p.text(v);
     for (int attempt = 0;; ++attempt) {
-      if (!pg) connect();
-      Result res;
-      res.r = PQexecParams(pg, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0);
-      ExecStatusType s = PQresultStatus(res.r);
-      if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) return res;
-      if (PQstatus(pg) == CONNECTION_BAD && attempt == 0) {
-        PQfinish(pg);
-        pg = nullptr;
-        continue;
+      if (!conn) connect();
+      try {
+        return conn->run(nullptr, sql, p);
+      } catch (const pq::Error& e) {
+        if (e.lost && attempt == 0) {
+          conn.reset();
+          continue;
+        }
+        throw Error(std::string("PostgresStore: ") + what + " failed: " + e.reason);
       }
-      std::string msg = PQresultErrorMessage(res.r);
-      while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-      throw Error(std::string("PostgresStore: ") + what + " failed: " + msg);
     }
   }
 
-  Item row(PGresult* r, int i) {
+  static Item row(const pq::Result& r, int i) {
     Item it;
-    it.namespace_ = internal::split_namespace(PQgetvalue(r, i, 0));
-    it.key = PQgetvalue(r, i, 1);
-    it.value = json::parse(PQgetvalue(r, i, 2), nullptr, false);
+    it.namespace_ = internal::split_namespace(r.bytes(i, 0));
+    it.key = r.bytes(i, 1);
+    it.value = json::parse(r.bytes(i, 2), nullptr, false);
     if (it.value.is_discarded())
-      throw Error("PostgresStore: item '" + it.key + "' in '" + PQgetvalue(r, i, 0) + "' holds a value that is not JSON");
-    it.created_at = PQgetvalue(r, i, 3);
-    it.updated_at = PQgetvalue(r, i, 4);
+      throw Error("PostgresStore: item '" + it.key + "' in '" + r.bytes(i, 0) + "' holds a value that is not JSON");
+    it.created_at = r.bytes(i, 3);
+    it.updated_at = r.bytes(i, 4);
     return it;
   }
 };
@@ -83,17 +71,15 @@ PostgresStore::PostgresStore(const std::string& dsn) : impl_(std::make_unique<Im
              {});
 }
 
-PostgresStore::~PostgresStore() {
-  if (impl_->pg) PQfinish(impl_->pg);
-}
+PostgresStore::~PostgresStore() = default;
 
 std::optional<Item> PostgresStore::get(const Namespace& ns, const std::string& key) const {
   std::string j = internal::join_namespace(ns, key);
   std::lock_guard lock(impl_->mutex);
   auto res = impl_->run("get", "SELECT prefix, key, value, created_at, updated_at FROM superstep_store WHERE prefix = $1 AND key = $2",
                         {j, key});
-  if (PQntuples(res.r) == 0) return std::nullopt;
-  return impl_->row(res.r, 0);
+  if (res.rows() == 0) return std::nullopt;
+  return Impl::row(res, 0);
 }
 
 void PostgresStore::put(const Namespace& ns, const std::string& key, const json& value) {
@@ -123,8 +109,8 @@ std::vector<Item> PostgresStore::search(const Namespace& prefix, const SearchOpt
                           "SELECT prefix, key, value, created_at, updated_at FROM superstep_store "
                           "WHERE $1 = '' OR prefix = $1 OR left(prefix, length($1) + 1) = $1 || '.'",
                           {p});
-    for (int i = 0; i < PQntuples(res.r); ++i) {
-      Item it = impl_->row(res.r, i);
+    for (int i = 0; i < res.rows(); ++i) {
+      Item it = Impl::row(res, i);
       if (internal::matches(it.value, options.filter)) out.push_back(std::move(it));
     }
   }
@@ -137,7 +123,7 @@ std::vector<Namespace> PostgresStore::list_namespaces(const ListNamespacesOption
   {
     std::lock_guard lock(impl_->mutex);
     auto res = impl_->run("list_namespaces", "SELECT DISTINCT prefix FROM superstep_store", {});
-    for (int i = 0; i < PQntuples(res.r); ++i) joined.emplace_back(PQgetvalue(res.r, i, 0));
+    for (int i = 0; i < res.rows(); ++i) joined.push_back(res.bytes(i, 0));
   }
   return internal::select_namespaces(joined, options);
 }

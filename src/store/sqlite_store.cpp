@@ -1,80 +1,63 @@
+// SqliteStore: the long-term memory store in SQLite, one table (prefix, key, value,
+// timestamps); one connection per store, guarded by a mutex.
 #include "superstep/store/sqlite_store.hpp"
-
-#include <sqlite3.h>
 
 #include <mutex>
 #include <utility>
 
+#include "internal/sqlite.hpp"
 #include "store/store_common.hpp"
 #include "superstep/errors.hpp"
 
 namespace superstep {
+
+using internal::sqlite::Stmt;
+namespace sqlite = internal::sqlite;
 
 struct SqliteStore::Impl {
   sqlite3* db = nullptr;
   std::string path;
   std::mutex mutex;  // guards db (one statement at a time)
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error("SqliteStore '" + path + "': " + what + ": " + sqlite3_errmsg(db));
-  }
-  void exec(const char* sql) {
-    char* err = nullptr;
-    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-      std::string msg = err ? err : "unknown error";
-      sqlite3_free(err);
-      throw Error("SqliteStore '" + path + "': " + msg);
+  /// Runs `fn`, reporting an SQLite failure as this store's Error ("SqliteStore '<path>': <what>: ...").
+  template <class F>
+  auto guarded(const char* what, F&& fn) const {
+    try {
+      return fn();
+    } catch (const sqlite::Error& e) {
+      throw Error("SqliteStore '" + path + "': " + what + ": " + e.reason);
     }
   }
-  /// A prepared statement, finalized on scope exit.
-  struct Stmt {  // owns one statement
-    sqlite3_stmt* s = nullptr;
-    Stmt() = default;
-    Stmt(Stmt&& o) noexcept : s(std::exchange(o.s, nullptr)) {}
-    Stmt(const Stmt&) = delete;
-    Stmt& operator=(const Stmt&) = delete;
-    ~Stmt() { sqlite3_finalize(s); }
-  };
-  Stmt prepare(const char* sql) {
-    Stmt st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st.s, nullptr) != SQLITE_OK) fail("prepare");
-    return st;
-  }
-  static void bind(Stmt& st, int i, const std::string& v) {
-    sqlite3_bind_text(st.s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-  }
-  static std::string text(Stmt& st, int col) {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st.s, col));
-    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(st.s, col))) : std::string();
-  }
-  Item row(Stmt& st) {
+  Item row(const Stmt& st) const {
     Item it;
-    it.namespace_ = internal::split_namespace(text(st, 0));
-    it.key = text(st, 1);
-    std::string value = text(st, 2);
-    it.value = json::parse(value, nullptr, false);
+    it.namespace_ = internal::split_namespace(st.text(0));
+    it.key = st.text(1);
+    it.value = json::parse(st.view(2), nullptr, false);
     if (it.value.is_discarded())
-      throw Error("SqliteStore '" + path + "': item '" + it.key + "' in '" + text(st, 0) + "' holds a value that is not JSON");
-    it.created_at = text(st, 3);
-    it.updated_at = text(st, 4);
+      throw Error("SqliteStore '" + path + "': item '" + it.key + "' in '" + st.text(0) + "' holds a value that is not JSON");
+    it.created_at = st.text(3);
+    it.updated_at = st.text(4);
     return it;
   }
 };
 
 SqliteStore::SqliteStore(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
-  if (sqlite3_open_v2(path.c_str(), &impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
-      SQLITE_OK) {
-    std::string msg = impl_->db ? sqlite3_errmsg(impl_->db) : "out of memory";
-    sqlite3_close(impl_->db);
-    impl_->db = nullptr;
-    throw Error("SqliteStore: cannot open '" + path + "': " + msg);
+  try {
+    impl_->db = sqlite::open(path);
+  } catch (const sqlite::Error& e) {
+    throw Error("SqliteStore: cannot open '" + path + "': " + e.reason);
   }
-  sqlite3_busy_timeout(impl_->db, 10000);
-  if (path != ":memory:") impl_->exec("PRAGMA journal_mode = WAL");
-  impl_->exec(
-      "CREATE TABLE IF NOT EXISTS store (prefix TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, "
-      "created_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (prefix, key))");
+  try {
+    if (path != ":memory:") sqlite::exec(impl_->db, "PRAGMA journal_mode = WAL", path);
+    sqlite::exec(impl_->db,
+                 "CREATE TABLE IF NOT EXISTS store (prefix TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, "
+                 "created_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (prefix, key))",
+                 path);
+  } catch (const sqlite::Error& e) {
+    sqlite3_close(impl_->db);
+    throw Error("SqliteStore '" + path + "': " + e.reason);
+  }
 }
 
 SqliteStore::~SqliteStore() {
@@ -84,13 +67,12 @@ SqliteStore::~SqliteStore() {
 std::optional<Item> SqliteStore::get(const Namespace& ns, const std::string& key) const {
   std::string j = internal::join_namespace(ns, key);
   std::lock_guard lock(impl_->mutex);
-  auto st = impl_->prepare("SELECT prefix, key, value, created_at, updated_at FROM store WHERE prefix = ?1 AND key = ?2");
-  Impl::bind(st, 1, j);
-  Impl::bind(st, 2, key);
-  int rc = sqlite3_step(st.s);
-  if (rc == SQLITE_DONE) return std::nullopt;
-  if (rc != SQLITE_ROW) impl_->fail("get");
-  return impl_->row(st);
+  return impl_->guarded("get", [&]() -> std::optional<Item> {
+    Stmt st(impl_->db, "SELECT prefix, key, value, created_at, updated_at FROM store WHERE prefix = ?1 AND key = ?2");
+    st.bind(1, j).bind(2, key);
+    if (!st.step()) return std::nullopt;
+    return impl_->row(st);
+  });
 }
 
 void SqliteStore::put(const Namespace& ns, const std::string& key, const json& value) {
@@ -98,23 +80,24 @@ void SqliteStore::put(const Namespace& ns, const std::string& key, const json& v
   internal::check_value(ns, key, value);
   std::string now = internal::store_timestamp();
   std::lock_guard lock(impl_->mutex);
-  auto st = impl_->prepare(
-      "INSERT INTO store (prefix, key, value, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4) "
-      "ON CONFLICT (prefix, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at");
-  Impl::bind(st, 1, j);
-  Impl::bind(st, 2, key);
-  Impl::bind(st, 3, value.dump());
-  Impl::bind(st, 4, now);
-  if (sqlite3_step(st.s) != SQLITE_DONE) impl_->fail("put");
+  impl_->guarded("put", [&] {
+    Stmt(impl_->db,
+         "INSERT INTO store (prefix, key, value, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4) "
+         "ON CONFLICT (prefix, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
+        .bind(1, j)
+        .bind(2, key)
+        .bind(3, value.dump())
+        .bind(4, now)
+        .run();
+  });
 }
 
 void SqliteStore::delete_(const Namespace& ns, const std::string& key) {
   std::string j = internal::join_namespace(ns, key);
   std::lock_guard lock(impl_->mutex);
-  auto st = impl_->prepare("DELETE FROM store WHERE prefix = ?1 AND key = ?2");
-  Impl::bind(st, 1, j);
-  Impl::bind(st, 2, key);
-  if (sqlite3_step(st.s) != SQLITE_DONE) impl_->fail("delete");
+  impl_->guarded("delete", [&] {
+    Stmt(impl_->db, "DELETE FROM store WHERE prefix = ?1 AND key = ?2").bind(1, j).bind(2, key).run();
+  });
 }
 
 std::vector<Item> SqliteStore::search(const Namespace& prefix, const SearchOptions& options) const {
@@ -123,16 +106,16 @@ std::vector<Item> SqliteStore::search(const Namespace& prefix, const SearchOptio
   std::vector<Item> out;
   {
     std::lock_guard lock(impl_->mutex);
-    auto st = impl_->prepare(
-        "SELECT prefix, key, value, created_at, updated_at FROM store "
-        "WHERE ?1 = '' OR prefix = ?1 OR substr(prefix, 1, length(?1) + 1) = ?1 || '.'");
-    Impl::bind(st, 1, p);
-    int rc;
-    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
-      Item it = impl_->row(st);
-      if (internal::matches(it.value, options.filter)) out.push_back(std::move(it));
-    }
-    if (rc != SQLITE_DONE) impl_->fail("search");
+    impl_->guarded("search", [&] {
+      Stmt st(impl_->db,
+              "SELECT prefix, key, value, created_at, updated_at FROM store "
+              "WHERE ?1 = '' OR prefix = ?1 OR substr(prefix, 1, length(?1) + 1) = ?1 || '.'");
+      st.bind(1, p);
+      while (st.step()) {
+        Item it = impl_->row(st);
+        if (internal::matches(it.value, options.filter)) out.push_back(std::move(it));
+      }
+    });
   }
   internal::order_and_page(out, options);
   return out;
@@ -142,10 +125,10 @@ std::vector<Namespace> SqliteStore::list_namespaces(const ListNamespacesOptions&
   std::vector<std::string> joined;
   {
     std::lock_guard lock(impl_->mutex);
-    auto st = impl_->prepare("SELECT DISTINCT prefix FROM store");
-    int rc;
-    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) joined.push_back(Impl::text(st, 0));
-    if (rc != SQLITE_DONE) impl_->fail("list_namespaces");
+    impl_->guarded("list_namespaces", [&] {
+      Stmt st(impl_->db, "SELECT DISTINCT prefix FROM store");
+      while (st.step()) joined.push_back(st.text(0));
+    });
   }
   return internal::select_namespaces(joined, options);
 }

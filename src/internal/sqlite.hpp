@@ -1,0 +1,91 @@
+// SQLite wrappers shared by SqliteSaver and SqliteStore: opening a connection, running SQL,
+// prepared statements (owned, or borrowed from a per-connection cache) with binding, stepping
+// and column access. Internal: built into superstep_sqlite only.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "superstep/errors.hpp"
+
+namespace superstep::internal::sqlite {
+
+/// A failed SQLite call. what() is the saver's message ("sqlite: ..."); `reason` is SQLite's
+/// message alone, for callers (stores) that report failures in their own words.
+struct Error : CheckpointError {
+  Error(const std::string& what, std::string reason) : CheckpointError(what), reason(std::move(reason)) {}
+  std::string reason;
+};
+
+/// Opens (creating it if need be) the database at `path` for use from several threads, with a
+/// 10 s busy timeout so writers from several processes take turns. Throws: Error
+/// ("sqlite: cannot open '<path>': ...").
+sqlite3* open(const std::string& path);
+
+/// Runs `sql` (one or more statements, no parameters). Throws: Error ("sqlite '<where>': ...").
+void exec(sqlite3* db, const char* sql, const std::string& where);
+
+/// The statements a connection runs again and again, prepared once. Not thread-safe (used under
+/// the owner's mutex); a statement already in use (a nested query with the same text) is not shared.
+class StmtCache {
+ public:
+  struct Entry {
+    sqlite3_stmt* stmt = nullptr;
+    bool busy = false;
+  };
+  /// `db` is read on each prepare, so the cache may be made before the connection is opened.
+  explicit StmtCache(sqlite3*& db) : db_(db) {}
+  ~StmtCache() { clear(); }
+  StmtCache(const StmtCache&) = delete;
+  StmtCache& operator=(const StmtCache&) = delete;
+  /// The entry of a prepared statement for `sql`, marked in use; nullptr when the cached one is busy.
+  Entry* take(const char* sql);
+  /// Resets `e`'s statement and marks it free.
+  static void give_back(Entry* e);
+  /// Finalizes everything (before the connection closes).
+  void clear();
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  sqlite3*& db_;
+  std::unordered_map<std::string, Entry, Hash, std::equal_to<>> map_;  // node-based: entries stay put
+};
+
+/// A prepared statement, reset on scope exit: prepared for this use, or borrowed from a cache.
+/// Throws: Error ("sqlite: cannot prepare statement: ..." or, from step(), "sqlite: ...").
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql);
+  Stmt(sqlite3* db, StmtCache& cache, const char* sql);
+  ~Stmt();
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  Stmt& reset();
+  Stmt& bind(int i, const std::string& v);
+  Stmt& bind(int i, int v);
+  Stmt& bind_null(int i);
+  /// Steps once: true when a row is ready.
+  bool step();
+  /// Steps to the end, dropping any rows.
+  void run();
+  std::string text(int col) const;
+  /// The text of column `col`, valid until the next step or reset.
+  std::string_view view(int col) const;
+  bool is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+  int integer(int col) const { return sqlite3_column_int(s_, col); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_ = nullptr;
+  StmtCache::Entry* cached_ = nullptr;
+};
+
+}  // namespace superstep::internal::sqlite
