@@ -83,11 +83,6 @@ struct InMemorySaver::Data {
 InMemorySaver::InMemorySaver() : data_(std::make_unique<Data>()) {}
 InMemorySaver::~InMemorySaver() = default;
 
-CheckpointConfig InMemorySaver::put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
-                                    const json& new_versions) {
-  return put_with_deltas(config, checkpoint, metadata, new_versions, {});
-}
-
 CheckpointConfig InMemorySaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
                                                 const json& metadata, const json& new_versions,
                                                 const PutDeltas& deltas) {

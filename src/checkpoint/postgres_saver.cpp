@@ -424,11 +424,6 @@ PostgresSaver::~PostgresSaver() = default;
 
 int PostgresSaver::schema_version() { return kSchemaVersion; }
 
-CheckpointConfig PostgresSaver::put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
-                                    const json& new_versions) {
-  return put_with_deltas(config, checkpoint, metadata, new_versions, {});
-}
-
 CheckpointConfig PostgresSaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
                                                 const json& metadata, const json& new_versions,
                                                 const PutDeltas& deltas) {

@@ -394,11 +394,6 @@ int SqliteSaver::schema_version() { return kSchemaVersion; }
 bool SqliteSaver::stores_deltas() const { return impl_->deltas; }
 void SqliteSaver::store_deltas(bool on) { impl_->deltas = on; }
 
-CheckpointConfig SqliteSaver::put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
-                                  const json& new_versions) {
-  return put_with_deltas(config, checkpoint, metadata, new_versions, {});
-}
-
 CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint,
                                               const json& metadata, const json& new_versions,
                                               const PutDeltas& deltas) {

@@ -10,12 +10,10 @@
 
 namespace superstep {
 
-class InMemorySaver final : public CheckpointSaver {
+class InMemorySaver final : public DeltaCheckpointSaver {
  public:
   InMemorySaver();
   ~InMemorySaver() override;
-  CheckpointConfig put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
-                       const json& new_versions) override;
   bool stores_deltas() const override { return true; }
   CheckpointConfig put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
                                    const json& new_versions, const PutDeltas& deltas) override;

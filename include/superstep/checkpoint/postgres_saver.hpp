@@ -15,7 +15,7 @@
 
 namespace superstep {
 
-class PostgresSaver final : public CheckpointSaver {
+class PostgresSaver final : public DeltaCheckpointSaver {
  public:
   /// Connects with libpq's `dsn` (`postgresql://user@host:port/db` or `host=... dbname=...`),
   /// opening up to `pool_size` connections on demand, and brings the schema up to date.
@@ -26,8 +26,6 @@ class PostgresSaver final : public CheckpointSaver {
   PostgresSaver(const PostgresSaver&) = delete;
   PostgresSaver& operator=(const PostgresSaver&) = delete;
 
-  CheckpointConfig put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
-                       const json& new_versions) override;
   bool stores_deltas() const override { return true; }
   CheckpointConfig put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
                                    const json& new_versions, const PutDeltas& deltas) override;

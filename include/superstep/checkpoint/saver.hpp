@@ -117,4 +117,17 @@ class CheckpointSaver {
   virtual void prune(const std::vector<std::string>& thread_ids, bool keep_latest = true) = 0;
 };
 
+/// A saver that stores through put_with_deltas() (the built-in savers): put() is
+/// put_with_deltas() with no deltas, written once here. A saver of your own derives from
+/// CheckpointSaver and implements put().
+class DeltaCheckpointSaver : public CheckpointSaver {
+ public:
+  CheckpointConfig put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
+                       const json& new_versions) final {
+    return put_with_deltas(config, checkpoint, metadata, new_versions, {});
+  }
+  CheckpointConfig put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
+                                   const json& new_versions, const PutDeltas& deltas) override = 0;
+};
+
 }  // namespace superstep

@@ -10,7 +10,7 @@
 
 namespace superstep {
 
-class SqliteSaver final : public CheckpointSaver {
+class SqliteSaver final : public DeltaCheckpointSaver {
  public:
   /// Opens (creating if needed) the database at `path` (":memory:" for a private in-memory
   /// one) and brings its schema up to date. Throws: CheckpointError naming the path.
@@ -19,8 +19,6 @@ class SqliteSaver final : public CheckpointSaver {
   SqliteSaver(const SqliteSaver&) = delete;
   SqliteSaver& operator=(const SqliteSaver&) = delete;
 
-  CheckpointConfig put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
-                       const json& new_versions) override;
   /// True unless turned off with store_deltas(false).
   bool stores_deltas() const override;
   CheckpointConfig put_with_deltas(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
