@@ -34,7 +34,7 @@ struct StreamPart {
 
 namespace superstep {
 namespace internal {
-class PregelRun;
+class PregelLoop;
 }
 
 /// A running graph, consumed as a single-pass range of StreamParts. Parts are yielded as soon
@@ -45,7 +45,7 @@ class Stream {
  public:
   using iterator = PullIterator<Stream, StreamPart>;
 
-  explicit Stream(std::unique_ptr<internal::PregelRun> run);
+  explicit Stream(std::unique_ptr<internal::PregelLoop> run);
   Stream(Stream&&) noexcept;
   Stream& operator=(Stream&&) noexcept;
   ~Stream();
@@ -59,7 +59,7 @@ class Stream {
  private:
   friend iterator;
   void advance();
-  std::unique_ptr<internal::PregelRun> run_;
+  std::unique_ptr<internal::PregelLoop> run_;
   std::optional<StreamPart> current_;
   bool started_ = false;
 };

@@ -1,7 +1,7 @@
 #include "superstep/graph/compiled_state_graph.hpp"
 
 #include "pregel/program.hpp"
-#include "pregel/run.hpp"
+#include "pregel/loop.hpp"
 
 namespace superstep {
 
@@ -12,14 +12,14 @@ const std::shared_ptr<const internal::Program>& internal::program_of(const Compi
 }
 
 json CompiledStateGraph::invoke(const json& input, const RunConfig& config) const {
-  internal::PregelRun run(data_, input, config, {});
+  internal::PregelLoop run(data_, input, config, {});
   while (run.next()) {
   }
   return run.result();
 }
 
 json CompiledStateGraph::invoke(const Command& input, const RunConfig& config) const {
-  internal::PregelRun run(data_, input, config, {});
+  internal::PregelLoop run(data_, input, config, {});
   while (run.next()) {
   }
   return run.result();
@@ -28,7 +28,7 @@ json CompiledStateGraph::invoke(const Command& input, const RunConfig& config) c
 namespace {
 /// Suspends an asynchronous driver until its run's step is done; it resumes on the executor.
 struct StepDone {
-  internal::PregelRun* run;
+  internal::PregelLoop* run;
   ThreadPool* executor;  // owned by the driver's frame (a plain pointer: see below)
   bool await_ready() const noexcept { return false; }
   bool await_suspend(std::coroutine_handle<> h) {
@@ -39,7 +39,7 @@ struct StepDone {
   void await_resume() const noexcept {}
 };
 
-Task<json> drive(std::unique_ptr<internal::PregelRun> run, std::shared_ptr<ThreadPool> executor) {
+Task<json> drive(std::unique_ptr<internal::PregelLoop> run, std::shared_ptr<ThreadPool> executor) {
   for (;;) {
     bool pending = false;
     std::optional<StreamPart> part = run->next(&pending);
@@ -57,20 +57,20 @@ Task<json> drive(std::unique_ptr<internal::PregelRun> run, std::shared_ptr<Threa
 Task<json> CompiledStateGraph::ainvoke(json input, RunConfig config) const {
   std::shared_ptr<const internal::Program> g = data_;
   // GCC 12 destroys some temporaries of a co_await operand twice: build the task first.
-  auto run = std::make_unique<internal::PregelRun>(g, input, std::move(config), std::vector<StreamMode>{});
+  auto run = std::make_unique<internal::PregelLoop>(g, input, std::move(config), std::vector<StreamMode>{});
   Task<json> driven = drive(std::move(run), g->executor);
   co_return co_await std::move(driven);
 }
 
 Task<json> CompiledStateGraph::ainvoke(Command input, RunConfig config) const {
   std::shared_ptr<const internal::Program> g = data_;
-  auto run = std::make_unique<internal::PregelRun>(g, input, std::move(config), std::vector<StreamMode>{});
+  auto run = std::make_unique<internal::PregelLoop>(g, input, std::move(config), std::vector<StreamMode>{});
   Task<json> driven = drive(std::move(run), g->executor);
   co_return co_await std::move(driven);
 }
 
 Stream CompiledStateGraph::stream(const Command& input, const RunConfig& config, std::vector<StreamMode> modes) const {
-  return Stream(std::make_unique<internal::PregelRun>(data_, input, config, modes));
+  return Stream(std::make_unique<internal::PregelLoop>(data_, input, config, modes));
 }
 
 namespace {
@@ -119,7 +119,7 @@ std::optional<CheckpointTuple> load(const Target& target, const RunConfig& confi
 StateSnapshot CompiledStateGraph::get_state(const RunConfig& config, bool subgraphs) const {
   Target target = resolve(data_, config, "get_state");
   auto tuple = load(target, config);
-  internal::PregelRun run(target.graph, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{},
+  internal::PregelLoop run(target.graph, config, tuple ? &*tuple : nullptr, internal::PregelLoop::Inspect{},
                           target.parent());
   return run.snapshot(/*apply_pending=*/!config.checkpoint_id, subgraphs);
 }
@@ -135,13 +135,13 @@ std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig
   q.before = std::move(before);
   q.limit = limit;
   q.as_changes = true;
-  return internal::PregelRun::history(target.graph, config, target.saver()->list(q), target.parent());
+  return internal::PregelLoop::history(target.graph, config, target.saver()->list(q), target.parent());
 }
 
 RunConfig CompiledStateGraph::update_state(const RunConfig& config, const json& values, const std::string& as_node) const {
   Target target = resolve(data_, config, "update_state");
   auto tuple = load(target, config);
-  internal::PregelRun run(target.graph, config, tuple ? &*tuple : nullptr, internal::PregelRun::Inspect{},
+  internal::PregelLoop run(target.graph, config, tuple ? &*tuple : nullptr, internal::PregelLoop::Inspect{},
                           target.parent());
   CheckpointConfig saved = run.update(values, as_node);
   RunConfig out = config;
@@ -152,7 +152,7 @@ RunConfig CompiledStateGraph::update_state(const RunConfig& config, const json& 
 void CompiledStateGraph::invoke_typed(internal::WriteList input, const RunConfig& config,
                                       const std::function<void(void*)>& take) const {
   if (!data_->typed) throw Error("graph '" + data_->name + "' has JSON state, not typed state");
-  internal::PregelRun run(data_, std::move(input), config, {});
+  internal::PregelLoop run(data_, std::move(input), config, {});
   while (run.next()) {
   }
   take(run.typed_state());
@@ -161,7 +161,7 @@ void CompiledStateGraph::invoke_typed(internal::WriteList input, const RunConfig
 void CompiledStateGraph::invoke_typed(const Command* input, const RunConfig& config,
                                       const std::function<void(void*)>& take) const {
   if (!data_->typed) throw Error("graph '" + data_->name + "' has JSON state, not typed state");
-  std::optional<internal::PregelRun> run;
+  std::optional<internal::PregelLoop> run;
   if (input) run.emplace(data_, *input, config, std::vector<StreamMode>{});
   else run.emplace(data_, json(nullptr), config, std::vector<StreamMode>{});
   while (run->next()) {
@@ -172,11 +172,11 @@ void CompiledStateGraph::invoke_typed(const Command* input, const RunConfig& con
 Stream CompiledStateGraph::stream_typed(internal::WriteList input, const RunConfig& config,
                                         std::vector<StreamMode> modes) const {
   if (!data_->typed) throw Error("graph '" + data_->name + "' has JSON state, not typed state");
-  return Stream(std::make_unique<internal::PregelRun>(data_, std::move(input), config, modes));
+  return Stream(std::make_unique<internal::PregelLoop>(data_, std::move(input), config, modes));
 }
 
 Stream CompiledStateGraph::stream(const json& input, const RunConfig& config, std::vector<StreamMode> modes) const {
-  return Stream(std::make_unique<internal::PregelRun>(data_, input, config, modes));
+  return Stream(std::make_unique<internal::PregelLoop>(data_, input, config, modes));
 }
 
 DrawableGraph CompiledStateGraph::get_graph() const { return data_->drawable; }
@@ -190,7 +190,7 @@ std::vector<std::string> CompiledStateGraph::nodes() const {
   return out;
 }
 
-Stream::Stream(std::unique_ptr<internal::PregelRun> run) : run_(std::move(run)) {}
+Stream::Stream(std::unique_ptr<internal::PregelLoop> run) : run_(std::move(run)) {}
 Stream::Stream(Stream&&) noexcept = default;
 Stream& Stream::operator=(Stream&&) noexcept = default;
 Stream::~Stream() = default;

@@ -1,6 +1,6 @@
 // Planning and the barrier as pure functions of a Program and a ChannelState (LangGraph's
 // pregel/_algo: prepare_next_tasks, apply_writes), with what a node's result becomes (its
-// writes, routes and Sends). No threads, no saver, no stream: the loop (PregelRun) calls them
+// writes, routes and Sends). No threads, no saver, no stream: the loop (PregelLoop) calls them
 // between steps, when no task is running, and tests/pregel/algo_test.cpp calls them alone.
 // docs/semantics.md, "The loop", steps 3 and 6, states the rules.
 #pragma once

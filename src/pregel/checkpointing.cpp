@@ -3,21 +3,15 @@
 // releasing the thread at the end. Runs on the consumer's thread except save_task_writes and
 // interrupt, which run on the task's thread.
 #include <algorithm>
+#include <utility>
 
 #include "internal/ids.hpp"
 #include "pregel/algo.hpp"
 #include "pregel/command.hpp"
-#include "pregel/persist.hpp"
-#include "pregel/run.hpp"
+#include "pregel/persistence.hpp"
+#include "pregel/stored_writes.hpp"
 
-namespace superstep {
-
-json interrupt(Runtime& rt, json value) {
-  auto& task = static_cast<internal::ExecutableTask&>(rt.context());
-  return task.run->interrupt(task, std::move(value));
-}
-
-namespace internal {
+namespace superstep::internal {
 namespace {
 
 std::string interrupt_id(const std::string& ns, std::size_t answered) {
@@ -28,50 +22,8 @@ std::string interrupt_id(const std::string& ns, std::size_t answered) {
 
 }  // namespace
 
-// --- writes as stored ---
-
-json PregelRun::encode_writes(const ExecutableTask& t) const {
-  json out = json::array();
-  for (const auto& [c, v] : t.writes) out.push_back(json::array({g_->state_keys[c], v.to_json()}));
-  for (int c : t.control) {
-    const ChannelData& cd = g_->channels[c];
-    out.push_back(json::array({cd.name, cd.role == ChannelRole::join ? json(t.node->name) : json(nullptr)}));
-  }
-  for (const Send& s : t.sends)
-    out.push_back(json::array(
-        {kTasksChannel, json{{"node", s.node}, {"arg", s.typed_arg ? g_->typed->to_json(s.typed_arg.get()) : s.arg}}}));
-  return out;
-}
-
-void PregelRun::decode_write(ExecutableTask& t, const std::string& channel, const json& value) {
-  auto fail = [&](const std::string& what) {
-    throw CheckpointError("graph '" + g_->name + "', thread '" + config_.thread_id + "': a pending write " + what);
-  };
-  if (channel == kTasksChannel) {
-    if (!value.is_object() || !value.contains("node") || !value["node"].is_string())
-      fail("holds a malformed Send: " + preview(value));
-    if (g_->typed) fail("holds a Send of typed state, which cannot be restored");
-    if (g_->find_node(value["node"].get<std::string>()) <= 0)
-      fail("sends to node '" + value["node"].get<std::string>() + "', which this graph does not have");
-    t.sends.push_back(Send{value["node"].get<std::string>(), value.value("arg", json(nullptr)), nullptr});
-    return;
-  }
-  int id = g_->find_channel(channel);
-  if (id < 0) fail("writes channel '" + channel + "', which this graph does not have");
-  if (id < g_->num_state_keys) {
-    if (g_->typed) {
-      for (auto& w : g_->typed->writes_from_json(json{{channel, value}})) t.writes.push_back(std::move(w));
-    } else {
-      t.writes.emplace_back(id, value);
-    }
-    return;
-  }
-  const ChannelRole role = g_->channels[id].role;
-  if (role == ChannelRole::branch || role == ChannelRole::join) t.control.push_back(id);
-}
-
-void PregelRun::save_task_writes(ExecutableTask& t) {
-  if (!cp_ || t.cached || t.synthetic) return;
+void Persistence::save_task_writes(ExecutableTask& t) {
+  if (t.cached || t.synthetic) return;
   std::vector<std::pair<std::string, json>> w;
   if (t.error && holds<ParentCommand>(t.error)) return;  // not a failure: the parent graph takes it over
   if (t.error) {
@@ -80,19 +32,18 @@ void PregelRun::save_task_writes(ExecutableTask& t) {
     w.emplace_back(kInterruptChannel, interrupts_json(t.interrupts));
     if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
   } else {
-    for (json& pair : encode_writes(t)) w.emplace_back(pair[0].get<std::string>(), std::move(pair[1]));
+    for (json& pair : encode_writes(*s_.g, t)) w.emplace_back(pair[0].get<std::string>(), std::move(pair[1]));
     if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
   }
   if (w.empty()) return;
-  cp_->put_writes(checkpoint_id(), t.id(), std::move(w));
+  put_writes(s_.checkpoint_id(), t.id(), std::move(w));
 }
 
-void PregelRun::match_pending_writes() {
-  Persist& p = *cp_;
-  if (p.pending.empty()) return;
-  for (auto& t : tasks_) {
+void Persistence::match_pending_writes() {
+  if (pending_.empty()) return;
+  for (auto& t : s_.tasks) {
     const std::string& id = t->id();
-    for (const PendingWrite& w : p.pending) {
+    for (const PendingWrite& w : pending_) {
       if (w.task_id != id) continue;
       if (w.channel == kResumeChannel) {
         if (w.value.is_array()) t->resume = w.value.get<std::vector<json>>();
@@ -102,7 +53,7 @@ void PregelRun::match_pending_writes() {
         t->interrupts = interrupts_from(w.value);
       } else if (w.channel != kScheduledChannel) {
         t->cached = true;
-        decode_write(*t, w.channel, w.value);
+        decode_write(*s_.g, s_.config, *t, w.channel, w.value);
       }
     }
     // What it asked before (a task that runs again asks anew; snapshot() shows them, as
@@ -111,36 +62,33 @@ void PregelRun::match_pending_writes() {
     t->interrupts.clear();
     if (t->cached) {
       json update = json::object();
-      for (const auto& [c, v] : t->writes) update[g_->state_keys[c]] = v.to_json();
+      for (const auto& [c, v] : t->writes) update[s_.g->state_keys[c]] = v.to_json();
       t->stream_update = update.empty() ? json(nullptr) : std::move(update);
     }
   }
 }
 
-bool PregelRun::should_interrupt(const std::vector<std::string>& nodes, const std::vector<ExecutableTask*>& tasks) const {
+bool Persistence::should_interrupt(const std::vector<std::string>& nodes) const {
   if (nodes.empty()) return false;
   bool changed = false;
-  for (std::size_t c = 0; c < cs_.channels.size() && !changed; ++c) changed = cs_.versions[c] > cp_->interrupt_seen[c];
+  for (std::size_t c = 0; c < s_.cs.channels.size() && !changed; ++c) changed = s_.cs.versions[c] > interrupt_seen_[c];
   if (!changed) return false;
   const bool all = std::find(nodes.begin(), nodes.end(), "*") != nodes.end();
-  for (const ExecutableTask* t : tasks) {
+  for (const TaskPtr& t : s_.tasks) {
     if (t->node->is_start) continue;
     if (all || std::find(nodes.begin(), nodes.end(), t->node->name) != nodes.end()) return true;
   }
   return false;
 }
 
-json PregelRun::interrupt(ExecutableTask& t, json value) {
-  if (!cp_)
-    throw GraphValueError("graph '" + g_->name + "': node '" + t.node->name +
-                          "' called interrupt(), which needs a checkpointer (CompileOptions::checkpointer) and a thread_id");
+json Persistence::interrupt(ExecutableTask& t, json value) {
   std::size_t call = t.interrupt_calls++;
   if (call < t.resume.size()) return t.resume[call];
   {
-    std::lock_guard lock(cp_->resume_mutex);
-    if (cp_->null_resume) {
-      json v = std::move(*cp_->null_resume);
-      cp_->null_resume.reset();
+    std::lock_guard lock(resume_mutex_);
+    if (null_resume_) {
+      json v = std::move(*null_resume_);
+      null_resume_.reset();
       t.resume.push_back(v);
       return v;
     }
@@ -149,107 +97,155 @@ json PregelRun::interrupt(ExecutableTask& t, json value) {
   throw GraphInterrupt({Interrupt{std::move(value), interrupt_id(ns, t.resume.size())}});
 }
 
-void PregelRun::store_null_resume() {
-  Persist& p = *cp_;
-  std::lock_guard lock(p.resume_mutex);
-  if (!p.null_resume || !p.current.checkpoint_id) return;
-  p.pending.push_back(PendingWrite{kNullTask, kResumeChannel, *p.null_resume});
-  p.put_writes(*p.current.checkpoint_id, kNullTask, {{kResumeChannel, *p.null_resume}});
+void Persistence::store_null_resume() {
+  std::lock_guard lock(resume_mutex_);
+  if (!null_resume_ || !current_.checkpoint_id) return;
+  pending_.push_back(PendingWrite{kNullTask, kResumeChannel, *null_resume_});
+  put_writes(*current_.checkpoint_id, kNullTask, {{kResumeChannel, *null_resume_}});
 }
 
-json PregelRun::subgraph_resume(ExecutableTask& t) {
-  if (!cp_) return nullptr;
-  std::lock_guard lock(cp_->resume_mutex);
-  if (cp_->null_resume) {
-    json v = std::move(*cp_->null_resume);
-    cp_->null_resume.reset();
+json Persistence::subgraph_resume(ExecutableTask& t) {
+  std::lock_guard lock(resume_mutex_);
+  if (null_resume_) {
+    json v = std::move(*null_resume_);
+    null_resume_.reset();
     return v;
   }
   json mine = json::object();
   for (const Interrupt& i : t.asked)
-    if (auto it = cp_->resume_map.find(i.id); it != cp_->resume_map.end()) mine[i.id] = *it;
+    if (auto it = resume_map_.find(i.id); it != resume_map_.end()) mine[i.id] = *it;
   return mine.empty() ? json(nullptr) : mine;
+}
+
+// --- the loop's steps ---
+
+void Persistence::after_plan() {
+  match_pending_writes();
+  if (std::exchange(resume_needs_task_, false) && !s_.tasks.empty()) {
+    // (With no task, the thread has finished: the run ends with its state, storing nothing.)
+    if (resume_by_id_unmatched_)
+      throw InvalidUpdateError("graph '" + s_.g->name + "': Command.resume answers interrupts by id, but thread '" +
+                               s_.config.thread_id + "' has no pending interrupt");
+    store_null_resume();
+  }
+  emit_checkpoint_part();
+}
+
+Persistence::Planned Persistence::before_step() {
+  bool all_cached = true;
+  for (const auto& t : s_.tasks) all_cached = all_cached && t->cached;
+  if (!all_cached && should_interrupt(interrupt_before_)) {
+    pause({}, /*from_tasks=*/false);
+    return Planned::paused;
+  }
+  if (s_.wants(StreamMode::updates))
+    for (const auto& t : s_.tasks)
+      if (t->cached && !t->node->is_start)
+        s_.ready.push_back(StreamPart{StreamMode::updates, {},
+                                      json{{t->node->name, t->stream_update}, {"__metadata__", {{"cached", true}}}}});
+  return all_cached ? Planned::all_cached : Planned::run;
+}
+
+void Persistence::save_step() { save_checkpoint("loop"); }
+
+bool Persistence::pause_after_step() {
+  if (!should_interrupt(interrupt_after_)) return false;
+  emit_checkpoint_part();
+  pause({}, /*from_tasks=*/false);
+  return true;
+}
+
+void Persistence::put_writes(const std::string& checkpoint_id, const std::string& task_id,
+                             std::vector<std::pair<std::string, json>> writes) {
+  CheckpointConfig cfg{current_.thread_id, current_.checkpoint_ns, checkpoint_id};
+  switch (durability_) {
+    case Durability::sync:
+      saver_->put_writes(cfg, writes, task_id);
+      break;
+    case Durability::async:
+      queue_->push([s = saver_, cfg = std::move(cfg), w = std::move(writes), task_id] { s->put_writes(cfg, w, task_id); });
+      break;
+    case Durability::exit: {
+      std::lock_guard lock(exit_mutex_);
+      exit_writes_.emplace_back(task_id, std::move(writes));
+      break;
+    }
+  }
 }
 
 // --- checkpoints ---
 
-void PregelRun::save_checkpoint(const char* source) {
-  Persist& p = *cp_;
-  json meta = config_.metadata.is_object() ? config_.metadata : json::object();
-  meta.update(json{{"source", source}, {"step", step_}, {"parents", parent_ ? parent_->parents : json::object()},
-                   {"thread_id", config_.thread_id}, {"run_id", p.run_id}});
+void Persistence::save_checkpoint(const char* source) {
+  json meta = s_.config.metadata.is_object() ? s_.config.metadata : json::object();
+  meta.update(json{{"source", source}, {"step", s_.step}, {"parents", s_.parent ? s_.parent->parents : json::object()},
+                   {"thread_id", s_.config.thread_id}, {"run_id", run_id_}});
   std::string id = uuid6();
-  if (p.durability == Durability::exit) {
+  if (durability_ == Durability::exit) {
     // Only the last checkpoint is stored, as a child of the one the run started from.
-    if (!p.exit_dirty) p.exit_parent = p.current;
-    p.exit_dirty = true;
-    p.parent = p.exit_parent.checkpoint_id ? std::optional(p.exit_parent) : std::nullopt;
+    if (!exit_dirty_) exit_parent_ = current_;
+    exit_dirty_ = true;
+    parent_ = exit_parent_.checkpoint_id ? std::optional(exit_parent_) : std::nullopt;
   } else {
-    p.parent = p.current.checkpoint_id ? std::optional(p.current) : std::nullopt;
+    parent_ = current_.checkpoint_id ? std::optional(current_) : std::nullopt;
   }
-  p.metadata = std::move(meta);
-  p.created_at = now_iso8601();
+  metadata_ = std::move(meta);
+  created_at_ = now_iso8601();
+  s_.set_checkpoint_id(id);
+  pending_.clear();
   {
-    std::lock_guard lock(checkpoint_id_mutex_);
-    checkpoint_id_ = id;
+    std::lock_guard lock(exit_mutex_);
+    exit_writes_.clear();
   }
-  p.pending.clear();
-  {
-    std::lock_guard lock(p.exit_mutex);
-    p.exit_writes.clear();
-  }
-  p.checkpoint_to_emit = true;
-  if (p.durability != Durability::exit) store_checkpoint();
-  p.current.checkpoint_id = id;
+  checkpoint_to_emit_ = true;
+  if (durability_ != Durability::exit) store_checkpoint();
+  current_.checkpoint_id = id;
 }
 
-void PregelRun::put_versions_seen(Checkpoint& c, bool maps_delta) {
-  Persist& p = *cp_;
+void Persistence::put_versions_seen(Checkpoint& c, bool maps_delta) {
   // After a step only the nodes that ran changed; otherwise rebuild all.
   auto seen_of = [&](const NodeData& node) {
     json seen = json::object();
     auto& obj = seen.get_ref<json::object_t&>();
     for (std::size_t j = 0; j < node.triggers.size(); ++j)  // triggers are in name order
-      if (cs_.seen[node.id][j]) obj.emplace_hint(obj.end(), g_->channels[node.triggers[j]].name, cs_.seen[node.id][j]);
+      if (s_.cs.seen[node.id][j]) obj.emplace_hint(obj.end(), s_.g->channels[node.triggers[j]].name, s_.cs.seen[node.id][j]);
     return seen;
   };
-  if (!p.seen_cache_valid) {
-    p.seen_cache = json::object();
-    auto& obj = p.seen_cache.get_ref<json::object_t&>();
-    for (int n : g_->nodes_by_name)
-      if (json seen = seen_of(g_->nodes[n]); !seen.empty()) obj.emplace_hint(obj.end(), g_->nodes[n].name, std::move(seen));
-    p.seen_cache_valid = true;
+  if (!seen_cache_valid_) {
+    seen_cache_ = json::object();
+    auto& obj = seen_cache_.get_ref<json::object_t&>();
+    for (int n : s_.g->nodes_by_name)
+      if (json seen = seen_of(s_.g->nodes[n]); !seen.empty()) obj.emplace_hint(obj.end(), s_.g->nodes[n].name, std::move(seen));
+    seen_cache_valid_ = true;
   } else {
-    for (const auto& t : tasks_)
+    for (const auto& t : s_.tasks)
       if (!t->push && !t->synthetic) {
         json seen = seen_of(*t->node);
         if (maps_delta) c.versions_seen[t->node->name] = seen;
-        p.seen_cache[t->node->name] = std::move(seen);
+        seen_cache_[t->node->name] = std::move(seen);
       }
   }
-  if (!maps_delta) c.versions_seen = p.seen_cache;
-  if (!maps_delta || p.interrupt_seen != p.saved_interrupt_seen) {
+  if (!maps_delta) c.versions_seen = seen_cache_;
+  if (!maps_delta || interrupt_seen_ != saved_interrupt_seen_) {
     json iseen = json::object();
     auto& obj = iseen.get_ref<json::object_t&>();
-    for (int i : g_->channels_by_name)
-      if (p.interrupt_seen[i]) obj.emplace_hint(obj.end(), g_->channels[i].name, p.interrupt_seen[i]);
+    for (int i : s_.g->channels_by_name)
+      if (interrupt_seen_[i]) obj.emplace_hint(obj.end(), s_.g->channels[i].name, interrupt_seen_[i]);
     c.versions_seen[kInterruptChannel] = std::move(iseen);
   }
 }
 
-void PregelRun::store_checkpoint() {
-  Persist& p = *cp_;
+void Persistence::store_checkpoint() {
   Checkpoint c;
-  c.id = checkpoint_id_;
-  c.ts = p.created_at;
+  c.id = s_.checkpoint_id();
+  c.ts = created_at_;
   // Delta storage: a channel that only appended since its stored version sends just the new
   // elements, and the version maps send only what changed since the checkpoint this run stored
   // last (a whole one every kMaxChain, so a reader walks a bounded chain). Neither with
   // durability exit, whose one put may not follow the versions it would name.
   constexpr int kMaxChain = 64;
-  const bool deltas_ok = p.deltas && p.durability != Durability::exit;
-  const bool maps_delta = deltas_ok && p.seen_cache_valid && p.maps_id && p.parent &&
-                          p.parent->checkpoint_id == p.maps_id && p.maps_chain < kMaxChain;
+  const bool deltas_ok = deltas_ && durability_ != Durability::exit;
+  const bool maps_delta = deltas_ok && seen_cache_valid_ && maps_id_ && parent_ &&
+                          parent_->checkpoint_id == maps_id_ && maps_chain_ < kMaxChain;
   json new_versions = json::object();
   json updated = json::array();
   // Keys arrive in name order: each insert into nlohmann's sorted objects is O(1) with a hint.
@@ -257,160 +253,149 @@ void PregelRun::store_checkpoint() {
   auto& values = c.channel_values.get_ref<json::object_t&>();
   auto& fresh = new_versions.get_ref<json::object_t&>();
   PutDeltas deltas;
-  for (int i : g_->channels_by_name) {
-    const ChannelData& cd = g_->channels[i];
-    if (!cs_.channels[i]->tracked()) continue;
-    if (cs_.versions[i] == 0) {
-      if (maps_delta && p.saved_version[i] != 0) versions.emplace_hint(versions.end(), cd.name, nullptr);
+  for (int i : s_.g->channels_by_name) {
+    const ChannelData& cd = s_.g->channels[i];
+    if (!s_.cs.channels[i]->tracked()) continue;
+    if (s_.cs.versions[i] == 0) {
+      if (maps_delta && saved_version_[i] != 0) versions.emplace_hint(versions.end(), cd.name, nullptr);
       continue;
     }
-    if (!maps_delta || cs_.versions[i] != p.saved_version[i]) versions.emplace_hint(versions.end(), cd.name, cs_.versions[i]);
-    if (cs_.versions[i] == cs_.max_version) updated.push_back(cd.name);
-    if (cs_.versions[i] == p.saved_version[i]) continue;
-    fresh.emplace_hint(fresh.end(), cd.name, cs_.versions[i]);
+    if (!maps_delta || s_.cs.versions[i] != saved_version_[i]) versions.emplace_hint(versions.end(), cd.name, s_.cs.versions[i]);
+    if (s_.cs.versions[i] == s_.cs.max_version) updated.push_back(cd.name);
+    if (s_.cs.versions[i] == saved_version_[i]) continue;
+    fresh.emplace_hint(fresh.end(), cd.name, s_.cs.versions[i]);
     std::optional<std::size_t> from;
-    if (deltas_ok && !p.stored_version[i].is_null()) from = cs_.channels[i]->appended_from();
+    if (deltas_ok && !stored_version_[i].is_null()) from = s_.cs.channels[i]->appended_from();
     if (from) {
-      const json& all = *json_channel(i)->peek();  // appended_from() implies an array value
+      const json& all = *s_.json_channel(i)->peek();  // appended_from() implies an array value
       json appended = json::array();
       for (std::size_t k = *from; k < all.size(); ++k) appended.push_back(all[k]);
-      deltas.appends.push_back(ChannelDelta{cd.name, p.stored_version[i], std::move(appended)});
-      p.stored_version[i] = cs_.versions[i];
-    } else if (std::optional<json> v = cs_.channels[i]->checkpoint()) {
+      deltas.appends.push_back(ChannelDelta{cd.name, stored_version_[i], std::move(appended)});
+      stored_version_[i] = s_.cs.versions[i];
+    } else if (std::optional<json> v = s_.cs.channels[i]->checkpoint()) {
       values.emplace_hint(values.end(), cd.name, std::move(*v));
-      p.stored_version[i] = cs_.versions[i];
+      stored_version_[i] = s_.cs.versions[i];
     } else {
-      p.stored_version[i] = nullptr;
+      stored_version_[i] = nullptr;
     }
-    cs_.channels[i]->mark_stored();
+    s_.cs.channels[i]->mark_stored();
   }
-  if (!cs_.pending_sends.empty()) {
+  if (!s_.cs.pending_sends.empty()) {
     json sends = json::array();
-    for (const Send& s : cs_.pending_sends)
-      sends.push_back(json{{"node", s.node}, {"arg", s.typed_arg ? g_->typed->to_json(s.typed_arg.get()) : s.arg}});
+    for (const Send& s : s_.cs.pending_sends)
+      sends.push_back(json{{"node", s.node}, {"arg", s.typed_arg ? s_.g->typed->to_json(s.typed_arg.get()) : s.arg}});
     c.channel_values[kTasksChannel] = std::move(sends);
-    c.channel_versions[kTasksChannel] = cs_.max_version;
-    new_versions[kTasksChannel] = cs_.max_version;
-  } else if (maps_delta && p.tasks_versioned) {
+    c.channel_versions[kTasksChannel] = s_.cs.max_version;
+    new_versions[kTasksChannel] = s_.cs.max_version;
+  } else if (maps_delta && tasks_versioned_) {
     c.channel_versions[kTasksChannel] = nullptr;
   }
-  p.tasks_versioned = !cs_.pending_sends.empty();
+  tasks_versioned_ = !s_.cs.pending_sends.empty();
   c.updated_channels = std::move(updated);
   put_versions_seen(c, maps_delta);
-  p.saved_version = cs_.versions;
-  p.saved_interrupt_seen = p.interrupt_seen;
+  saved_version_ = s_.cs.versions;
+  saved_interrupt_seen_ = interrupt_seen_;
   if (maps_delta) {
-    deltas.versions_root = p.maps_root;
-    ++p.maps_chain;
+    deltas.versions_root = maps_root_;
+    ++maps_chain_;
   } else if (deltas_ok) {
-    p.maps_root = c.id;
-    p.maps_chain = 0;
+    maps_root_ = c.id;
+    maps_chain_ = 0;
   }
-  p.maps_id = deltas_ok ? std::optional(c.id) : std::nullopt;
+  maps_id_ = deltas_ok ? std::optional(c.id) : std::nullopt;
 
-  CheckpointConfig parent{p.current.thread_id, p.current.checkpoint_ns,
-                          p.parent ? p.parent->checkpoint_id : std::nullopt};
-  if (p.durability == Durability::async) {
-    p.queue->push([s = p.saver, parent = std::move(parent), c = std::move(c), m = p.metadata, nv = std::move(new_versions),
+  CheckpointConfig parent{current_.thread_id, current_.checkpoint_ns,
+                          parent_ ? parent_->checkpoint_id : std::nullopt};
+  if (durability_ == Durability::async) {
+    queue_->push([s = saver_, parent = std::move(parent), c = std::move(c), m = metadata_, nv = std::move(new_versions),
                    d = std::move(deltas)] { s->put_with_deltas(parent, c, m, nv, d); });
   } else {
-    p.saver->put_with_deltas(parent, c, p.metadata, new_versions, deltas);
+    saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas);
   }
 }
 
-void PregelRun::emit_checkpoint_part() {
-  Persist& p = *cp_;
-  if (!p.checkpoint_to_emit) return;
-  p.checkpoint_to_emit = false;
-  if (!wants(StreamMode::checkpoints) && !wants(StreamMode::debug)) return;
+void Persistence::emit_checkpoint_part() {
+  if (!checkpoint_to_emit_) return;
+  checkpoint_to_emit_ = false;
+  if (!s_.wants(StreamMode::checkpoints) && !s_.wants(StreamMode::debug)) return;
   json next = json::array();
   json tasks = json::array();
-  for (const auto& t : tasks_) {
+  for (const auto& t : s_.tasks) {
     next.push_back(t->node->name);
     tasks.push_back(json{{"id", t->id()}, {"name", t->node->name}, {"path", task_path(*t)}, {"interrupts", json::array()}});
   }
-  json payload = {{"config", p.current.to_json()},
-                  {"metadata", p.metadata},
-                  {"values", state_json()},
+  json payload = {{"config", current_.to_json()},
+                  {"metadata", metadata_},
+                  {"values", s_.state_json()},
                   {"next", std::move(next)},
-                  {"parent_config", p.parent ? p.parent->to_json() : json(nullptr)},
+                  {"parent_config", parent_ ? parent_->to_json() : json(nullptr)},
                   {"tasks", std::move(tasks)}};
   // As LangGraph: `debug` wraps each checkpoint too (after the `checkpoints` part), at its step.
-  if (wants(StreamMode::debug)) {
-    json step = p.metadata.is_object() ? p.metadata.value("step", json(step_ - 1)) : json(step_ - 1);
+  if (s_.wants(StreamMode::debug)) {
+    json step = metadata_.is_object() ? metadata_.value("step", json(s_.step - 1)) : json(s_.step - 1);
     json event = {{"step", std::move(step)}, {"type", "checkpoint"}, {"timestamp", now_iso8601()}, {"payload", payload}};
-    if (wants(StreamMode::checkpoints)) ready_.push_back(StreamPart{StreamMode::checkpoints, {}, std::move(payload)});
-    ready_.push_back(StreamPart{StreamMode::debug, {}, std::move(event)});
+    if (s_.wants(StreamMode::checkpoints)) s_.ready.push_back(StreamPart{StreamMode::checkpoints, {}, std::move(payload)});
+    s_.ready.push_back(StreamPart{StreamMode::debug, {}, std::move(event)});
     return;
   }
-  ready_.push_back(StreamPart{StreamMode::checkpoints, {}, std::move(payload)});
+  s_.ready.push_back(StreamPart{StreamMode::checkpoints, {}, std::move(payload)});
 }
 
-void PregelRun::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
-  Persist& p = *cp_;
-  p.paused = true;
-  p.interrupts = std::move(interrupts);
-  json list = interrupts_json(p.interrupts);
-  if (!from_tasks && wants(StreamMode::updates))
-    ready_.push_back(StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}});
+void Persistence::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
+  paused_ = true;
+  interrupts_ = std::move(interrupts);
+  json list = interrupts_json(interrupts_);
+  if (!from_tasks && s_.wants(StreamMode::updates))
+    s_.ready.push_back(StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}});
   // (A task that paused on interrupts streamed them as it finished, `values` included.)
-  if (wants(StreamMode::values) && (!from_tasks || p.interrupts.empty()))
-    ready_.push_back(StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}});
-  phase_ = Phase::done;
-  finish_run_or_throw();
+  if (s_.wants(StreamMode::values) && (!from_tasks || interrupts_.empty()))
+    s_.ready.push_back(StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}});
+  finish_or_throw();
   if (!from_tasks) return;
   // The final state shows what the step's finished tasks wrote (nothing more is stored).
   std::vector<TaskPtr> done;
-  for (auto& t : tasks_)
+  for (auto& t : s_.tasks)
     if (!t->paused && !t->error) done.push_back(std::move(t));
   if (done.empty()) return;
-  std::swap(tasks_, done);
-  const bool wrote = step_wrote_state();
+  std::swap(s_.tasks, done);
+  const bool wrote = s_.step_wrote_state();
   try {
-    apply_writes(*g_, cs_, tasks_, step_);
+    apply_writes(*s_.g, s_.cs, s_.tasks, s_.step);
   } catch (const Error&) {
     // The writes of the finished tasks conflict with each other; the stored state is intact.
   }
-  if (wrote && wants(StreamMode::values)) ready_.push_back(StreamPart{StreamMode::values, {}, state_json()});
+  if (wrote && s_.wants(StreamMode::values)) s_.ready.push_back(StreamPart{StreamMode::values, {}, s_.state_json()});
   for (auto& t : done)
-    if (t) tasks_.push_back(std::move(t));
+    if (t) s_.tasks.push_back(std::move(t));
 }
 
-void PregelRun::finish_run() noexcept {
+void Persistence::finish() noexcept {
   try {
-    finish_run_or_throw();
+    finish_or_throw();
   } catch (...) {  // the run already fails with its own error
   }
 }
 
-void PregelRun::finish_run_or_throw() {
-  if (!cp_ || cp_->finished) return;
-  Persist& p = *cp_;
-  p.finished = true;
+void Persistence::finish_or_throw() {
+  if (finished_) return;
+  finished_ = true;
   struct Unlock {
-    Persist& p;
+    Persistence& p;
     ~Unlock() {
-      p.claim.reset();
-      if (p.locked) ThreadLocks::release(p.saver.get(), p.current.thread_id, p.current.checkpoint_ns);
-      p.locked = false;
+      p.claim_.reset();
+      if (p.locked_) ThreadLocks::release(p.saver_.get(), p.current_.thread_id, p.current_.checkpoint_ns);
+      p.locked_ = false;
     }
-  } unlock{p};
-  if (p.durability == Durability::exit) {
-    if (p.exit_dirty) store_checkpoint();
-    p.exit_dirty = false;
-    std::lock_guard lock(p.exit_mutex);
-    for (auto& [task, writes] : p.exit_writes)
-      p.saver->put_writes(CheckpointConfig{p.current.thread_id, p.current.checkpoint_ns, checkpoint_id_}, writes, task);
-    p.exit_writes.clear();
+  } unlock{*this};
+  if (durability_ == Durability::exit) {
+    if (exit_dirty_) store_checkpoint();
+    exit_dirty_ = false;
+    std::lock_guard lock(exit_mutex_);
+    for (auto& [task, writes] : exit_writes_)
+      saver_->put_writes(CheckpointConfig{current_.thread_id, current_.checkpoint_ns, s_.checkpoint_id()}, writes, task);
+    exit_writes_.clear();
   }
-  p.queue->drain();
+  queue_->drain();
 }
 
-json PregelRun::result(bool take) {
-  json out = g_->typed || !take ? state_json() : take_state();
-  if (cp_ && cp_->paused) out[kInterruptChannel] = interrupts_json(cp_->interrupts);
-  return out;
-}
-
-}  // namespace internal
-}  // namespace superstep
+}  // namespace superstep::internal

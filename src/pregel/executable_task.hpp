@@ -21,8 +21,38 @@
 
 namespace superstep::internal {
 
-class PregelRun;
+class PregelLoop;
 struct StepRun;
+
+/// What an exception says (its what(), or "unknown exception").
+inline std::string describe(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
+/// Whether `e` holds an exception of type E (or derived from it).
+template <class E>
+bool holds(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const E&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+/// Interrupts as LangGraph lists them: [{id, value}, ...].
+inline json interrupts_json(const std::vector<Interrupt>& list) {
+  json out = json::array();
+  for (const Interrupt& i : list) out.push_back(i.to_json());
+  return out;
+}
 
 /// A task's path as LangGraph shows it: ["__pregel_pull", node] or ["__pregel_push", index].
 class TaskContext;
@@ -31,7 +61,7 @@ json task_path(const TaskContext& t);
 /// What Runtime reaches: the task's identity and its run.
 class TaskContext {
  public:
-  PregelRun* run = nullptr;
+  PregelLoop* run = nullptr;
   const NodeData* node = nullptr;
   int64_t step = 0;
   bool push = false;

@@ -6,8 +6,8 @@
 #include "internal/ids.hpp"
 #include "pregel/algo.hpp"
 #include "pregel/command.hpp"
-#include "pregel/persist.hpp"
-#include "pregel/run.hpp"
+#include "pregel/loop.hpp"
+#include "pregel/persistence.hpp"
 
 namespace superstep {
 
@@ -33,35 +33,15 @@ json StateSnapshot::to_json() const {
 
 namespace internal {
 
-PregelRun::PregelRun(std::shared_ptr<const Program> graph, RunConfig config, const CheckpointTuple* tuple, Inspect,
-                     const ParentLink* link)
-    : g_(std::move(graph)), config_(std::move(config)), parent_(link) {
-  config_.durability = Durability::sync;
-  init({});
-  start_persist();
-  if (g_->typed) cs_.channels[g_->start_channel]->restore(std::nullopt);
-  cs_.versions[g_->start_channel] = 0;
-  cs_.updated.clear();
-  cs_.live_volatile.clear();
-  if (tuple) {
-    restore(*tuple);
-  } else {
-    step_ = 0;
-  }
-}
-
-
-
-StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take) {
-  Persist& p = *cp_;
+StateSnapshot Persistence::snapshot(bool apply_pending, bool subgraphs, bool take) {
   StateSnapshot s;
-  s.config = p.current;
-  if (!p.has_checkpoint) return s;
-  if (apply_null_writes()) p.inspected_writes = true;
-  prepare_next_tasks();
+  s.config = current_;
+  if (!has_checkpoint_) return s;
+  if (apply_null_writes()) inspected_writes_ = true;
+  s_.prepare_next_tasks(&loop_);
   match_pending_writes();
   if (!apply_pending)
-    for (auto& t : tasks_)
+    for (auto& t : s_.tasks)
       if (t->cached) {
         // A past checkpoint: its step was applied in its child; show the state as it was.
         json result = std::move(t->stream_update);
@@ -70,7 +50,7 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take)
         t->stream_update = std::move(result);
       }
   // match_pending_writes clears what re-running tasks asked; read it again for the snapshot.
-  for (auto& t : tasks_) {
+  for (auto& t : s_.tasks) {
     superstep::PregelTask info;
     info.id = t->id();
     info.name = t->node->name;
@@ -85,15 +65,15 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take)
       if (!t->stream_update.is_null()) info.result = std::move(t->stream_update);  // not applied: not needed again
       if (!(apply_pending && !t->resume.empty())) s.next.push_back(info.name);
       if (const auto& child = t->node->subgraph) {
-        info.state_config = CheckpointConfig{config_.thread_id, task_ns(*t), std::nullopt};
+        info.state_config = CheckpointConfig{s_.config.thread_id, s_.task_ns(*t), std::nullopt};
         ParentLink link;
-        link.saver = child->checkpointer ? child->checkpointer : p.saver;
+        link.saver = child->checkpointer ? child->checkpointer : saver_;
         if (subgraphs)
           if (auto tuple = link.saver->get_tuple(*info.state_config)) {
-            RunConfig cfg = config_;
+            RunConfig cfg = s_.config;
             cfg.checkpoint_ns = info.state_config->checkpoint_ns;
             cfg.checkpoint_id.reset();
-            PregelRun sub(child, cfg, &*tuple, Inspect{}, &link);
+            PregelLoop sub(child, cfg, &*tuple, PregelLoop::Inspect{}, &link);
             info.state = std::make_shared<StateSnapshot>(sub.snapshot(/*apply_pending=*/true, /*subgraphs=*/true));
           }
       }
@@ -104,121 +84,120 @@ StateSnapshot PregelRun::snapshot(bool apply_pending, bool subgraphs, bool take)
     s.tasks.push_back(std::move(info));
   }
   std::vector<TaskPtr> rest;
-  for (auto& t : tasks_)
+  for (auto& t : s_.tasks)
     if (!t->cached) rest.push_back(std::move(t));
-  std::erase_if(tasks_, [](const TaskPtr& t) { return !t; });
-  if (!tasks_.empty()) {
-    apply_writes(*g_, cs_, tasks_, step_);
-    p.inspected_writes = true;
+  std::erase_if(s_.tasks, [](const TaskPtr& t) { return !t; });
+  if (!s_.tasks.empty()) {
+    apply_writes(*s_.g, s_.cs, s_.tasks, s_.step);
+    inspected_writes_ = true;
   }
-  for (auto& t : rest) tasks_.push_back(std::move(t));
-  s.values = state_json();
+  for (auto& t : rest) s_.tasks.push_back(std::move(t));
+  s.values = s_.state_json();
   if (take) {
-    s.metadata = std::move(p.metadata);
-    s.created_at = std::move(p.created_at);
-    s.parent_config = std::move(p.parent);
+    s.metadata = std::move(metadata_);
+    s.created_at = std::move(created_at_);
+    s.parent_config = std::move(parent_);
   } else {
-    s.metadata = p.metadata;
-    s.created_at = p.created_at;
-    s.parent_config = p.parent;
+    s.metadata = metadata_;
+    s.created_at = created_at_;
+    s.parent_config = parent_;
   }
   return s;
 }
 
-std::string PregelRun::last_node_seen() const {
+std::string Persistence::last_node_seen() const {
   // As LangGraph: every (version, node) a node has seen; none yet -> START (the update is the
   // thread's input); else the node that saw the newest version, unless the newest two share it.
   uint64_t best = 0;
   int count = 0;
   std::string name = START;
-  for (const NodeData& nd : g_->nodes)
-    for (uint64_t v : cs_.seen[nd.id]) {
+  for (const NodeData& nd : s_.g->nodes)
+    for (uint64_t v : s_.cs.seen[nd.id]) {
       if (v == 0 || v < best) continue;
       count = v == best ? count + 1 : 1;
       best = v;
       name = nd.name;
     }
   if (count > 1)
-    throw InvalidUpdateError("graph '" + g_->name + "': update_state cannot tell which node the update is from "
-                             "(the last step ran several); pass as_node (nodes: " + g_->node_list() + ")");
+    throw InvalidUpdateError("graph '" + s_.g->name + "': update_state cannot tell which node the update is from "
+                             "(the last step ran several); pass as_node (nodes: " + s_.g->node_list() + ")");
   return name;
 }
 
-CheckpointConfig PregelRun::update(const json& values, const std::string& as_node) {
-  Persist& p = *cp_;
-  const int64_t step = p.loaded_step;
-  if (config_.checkpoint_id && p.has_checkpoint) continue_versions_after_latest();
+CheckpointConfig Persistence::update(const json& values, const std::string& as_node) {
+  const int64_t step = loaded_step_;
+  if (s_.config.checkpoint_id && has_checkpoint_) continue_versions_after_latest();
   if (as_node == "__copy__") {
     if (!values.is_null())
-      throw InvalidUpdateError("graph '" + g_->name + "': update_state as '__copy__' forks a checkpoint and takes no values");
-    step_ = step;
+      throw InvalidUpdateError("graph '" + s_.g->name + "': update_state as '__copy__' forks a checkpoint and takes no values");
+    s_.step = step;
     save_checkpoint("fork");
-    return p.current;
+    return current_;
   }
   // Writes of tasks that finished in a pending step are applied first (on the latest checkpoint).
-  if (!config_.checkpoint_id && p.has_checkpoint && !p.pending.empty()) {
+  if (!s_.config.checkpoint_id && has_checkpoint_ && !pending_.empty()) {
     apply_null_writes();
-    prepare_next_tasks();
+    s_.prepare_next_tasks(&loop_);
     match_pending_writes();
-    std::erase_if(tasks_, [](const TaskPtr& t) { return !t->cached; });
-    if (!tasks_.empty()) apply_writes(*g_, cs_, tasks_, step_);
-    recycle_tasks();
-    p.seen_cache_valid = false;
+    std::erase_if(s_.tasks, [](const TaskPtr& t) { return !t->cached; });
+    if (!s_.tasks.empty()) apply_writes(*s_.g, s_.cs, s_.tasks, s_.step);
+    s_.recycle_tasks();
+    seen_cache_valid_ = false;
     // The tasks that did not finish are planned again from the new versions.
-    cs_.updated.clear();
-    for (std::size_t i = 0; i < cs_.channels.size(); ++i)
-      if (g_->channels[i].is_trigger) cs_.updated.push_back(static_cast<int>(i));
+    s_.cs.updated.clear();
+    for (std::size_t i = 0; i < s_.cs.channels.size(); ++i)
+      if (s_.g->channels[i].is_trigger) s_.cs.updated.push_back(static_cast<int>(i));
   }
   if (as_node == END) {
     if (!values.is_null())
-      throw InvalidUpdateError("graph '" + g_->name + "': update_state as END takes no values (it ends the pending tasks)");
+      throw InvalidUpdateError("graph '" + s_.g->name + "': update_state as END takes no values (it ends the pending tasks)");
     discard_tasks();
-    step_ = step + 1;
+    s_.step = step + 1;
     save_checkpoint("update");
-    return p.current;
+    return current_;
   }
   if (as_node == "__input__") {
     if (!values.is_object())
-      throw InvalidUpdateError("graph '" + g_->name + "': update_state as '__input__' needs an object of state keys");
+      throw InvalidUpdateError("graph '" + s_.g->name + "': update_state as '__input__' needs an object of state keys");
     discard_tasks();
     Value in = values;
-    cs_.channels[g_->start_channel]->update_values(std::span<Value>(&in, 1));
-    cs_.versions[g_->start_channel] = cs_.next_version();
-    step_ = p.has_checkpoint ? step + 1 : -1;  // a thread's first checkpoint is its input, at step -1
+    s_.cs.channels[s_.g->start_channel]->update_values(std::span<Value>(&in, 1));
+    s_.cs.versions[s_.g->start_channel] = s_.cs.next_version();
+    s_.step = has_checkpoint_ ? step + 1 : -1;  // a thread's first checkpoint is its input, at step -1
     save_checkpoint("input");
-    return p.current;
+    return current_;
   }
   std::string node_name = as_node.empty() ? last_node_seen() : as_node;
-  int n = g_->find_node(node_name);  // __start__ too: the values as input, START's edges taken
+  int n = s_.g->find_node(node_name);  // __start__ too: the values as input, START's edges taken
   if (n < 0)
-    throw InvalidUpdateError("graph '" + g_->name + "': update_state as_node '" + node_name +
-                             "' is not a node (nodes: " + g_->node_list() + ")");
-  recycle_tasks();
+    throw InvalidUpdateError("graph '" + s_.g->name + "': update_state as_node '" + node_name +
+                             "' is not a node (nodes: " + s_.g->node_list() + ")");
+  s_.recycle_tasks();
   TaskPtr t(new ExecutableTask());
-  t->run = this;
-  t->node = &g_->nodes[n];
-  t->step = step_;
+  t->run = &loop_;
+  t->node = &s_.g->nodes[n];
+  t->step = s_.step;
   t->synthetic = true;
   t->runtime.emplace(*t);
-  if (g_->typed) {
+  if (s_.g->typed) {
     if (!values.is_null()) {
       if (!values.is_object())
-        throw InvalidUpdateError("graph '" + g_->name + "': update_state values must be an object of state keys");
-      for (auto it = values.begin(); it != values.end(); ++it) g_->key_of(it.key(), [] { return std::string("update_state has"); });
-      t->writes = g_->typed->writes_from_json(values);
+        throw InvalidUpdateError("graph '" + s_.g->name + "': update_state values must be an object of state keys");
+      for (auto it = values.begin(); it != values.end(); ++it) s_.g->key_of(it.key(), [] { return std::string("update_state has"); });
+      t->writes = s_.g->typed->writes_from_json(values);
     }
     const NodeData& nd = *t->node;
     t->control.insert(t->control.end(), nd.edge_writes.begin(), nd.edge_writes.end());
     t->control.insert(t->control.end(), nd.join_writes.begin(), nd.join_writes.end());
   } else {
-    process_result(*t, NodeResult(values));
+    collect_writes(*s_.g, *t, NodeResult(values), s_.result_options());
   }
-  tasks_.push_back(std::move(t));
-  apply_writes(*g_, cs_, tasks_, step_);
-  recycle_tasks();
-  step_ = step + 1;
+  s_.tasks.push_back(std::move(t));
+  apply_writes(*s_.g, s_.cs, s_.tasks, s_.step);
+  s_.recycle_tasks();
+  s_.step = step + 1;
   save_checkpoint("update");
-  return p.current;
+  return current_;
 }
 
 }  // namespace internal

@@ -7,8 +7,8 @@
 #include "internal/ids.hpp"
 #include "pregel/algo.hpp"
 #include "pregel/command.hpp"
-#include "pregel/persist.hpp"
-#include "pregel/run.hpp"
+#include "pregel/loop.hpp"
+#include "pregel/persistence.hpp"
 
 namespace superstep::internal {
 namespace {
@@ -23,124 +23,120 @@ uint64_t parse_version(const json& v) {
 
 }  // namespace
 
-void PregelRun::start_persist() {
-  cp_ = std::make_unique<Persist>();
-  Persist& p = *cp_;
-  p.saver = saver();
-  p.durability = config_.durability;
+Persistence::Persistence(RunState& s, PregelLoop& loop) : s_(s), loop_(loop) {
+  s_.checkpointed = true;
+  saver_ = s_.saver();
+  durability_ = s_.config.durability;
   // Not owning: batch runs only around queued jobs, each of which holds the saver. A pool
   // thread can hold the queue's state a moment after the run ended; owning the saver there
   // could make that thread destroy it, possibly while the process exits.
-  p.queue = std::make_unique<SaveQueue>(g_->executor, [s = p.saver.get()](const std::function<void()>& run) {
+  queue_ = std::make_unique<SaveQueue>(s_.g->executor, [s = saver_.get()](const std::function<void()>& run) {
     if (s) s->batch(run);
     else run();
   });
-  p.interrupt_before = config_.interrupt_before ? *config_.interrupt_before : g_->interrupt_before;
-  p.interrupt_after = config_.interrupt_after ? *config_.interrupt_after : g_->interrupt_after;
-  p.run_id = config_.run_id.empty() ? uuid4() : config_.run_id;
-  p.current = CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt};
-  p.saved_version.assign(cs_.channels.size(), 0);
-  p.stored_version.assign(cs_.channels.size(), nullptr);
-  p.deltas = p.saver && p.saver->stores_deltas();
-  p.interrupt_seen.assign(cs_.channels.size(), 0);
+  interrupt_before_ = s_.config.interrupt_before ? *s_.config.interrupt_before : s_.g->interrupt_before;
+  interrupt_after_ = s_.config.interrupt_after ? *s_.config.interrupt_after : s_.g->interrupt_after;
+  run_id_ = s_.config.run_id.empty() ? uuid4() : s_.config.run_id;
+  current_ = CheckpointConfig{s_.config.thread_id, s_.config.checkpoint_ns, std::nullopt};
+  saved_version_.assign(s_.cs.channels.size(), 0);
+  stored_version_.assign(s_.cs.channels.size(), nullptr);
+  deltas_ = saver_ && saver_->stores_deltas();
+  interrupt_seen_.assign(s_.cs.channels.size(), 0);
 }
 
-void PregelRun::load_sends(const std::function<void(const std::string&)>& fail) {
-  const json& sends = cp_->sends;
-  cs_.pending_sends.clear();
+void Persistence::load_sends(const std::function<void(const std::string&)>& fail) {
+  const json& sends = sends_;
+  s_.cs.pending_sends.clear();
   if (sends.is_null()) return;
   if (!sends.is_array()) fail("stored '__pregel_tasks' is not a list");
   for (const json& s : sends) {
     if (!s.is_object() || !s.contains("node") || !s["node"].is_string()) fail("stored Send is malformed: " + preview(s));
     const std::string& node = s["node"].get_ref<const std::string&>();
-    if (g_->find_node(node) <= 0) fail("stored Send targets node '" + node + "', which this graph does not have");
-    if (g_->typed) {
+    if (s_.g->find_node(node) <= 0) fail("stored Send targets node '" + node + "', which this graph does not have");
+    if (s_.g->typed) {
       // A typed Send's argument is the state struct, stored through to_json.
       std::shared_ptr<const void> arg;
       try {
-        arg = g_->typed->from_json(s.value("arg", json::object()));
+        arg = s_.g->typed->from_json(s.value("arg", json::object()));
       } catch (const std::exception& e) {
         fail("stored Send to '" + node + "' has an argument that does not load: " + e.what());
       }
-      cs_.pending_sends.push_back(Send{node, nullptr, std::move(arg)});
+      s_.cs.pending_sends.push_back(Send{node, nullptr, std::move(arg)});
       continue;
     }
-    cs_.pending_sends.push_back(Send{node, s.value("arg", json(nullptr)), nullptr});
+    s_.cs.pending_sends.push_back(Send{node, s.value("arg", json(nullptr)), nullptr});
   }
 }
 
-void PregelRun::load_seen(const json& versions_seen) {
-  Persist& p = *cp_;
+void Persistence::load_seen(const json& versions_seen) {
   for (auto it = versions_seen.begin(); it != versions_seen.end(); ++it) {
     if (!it.value().is_object()) continue;
     if (it.key() == kInterruptChannel) {
-      std::fill(p.interrupt_seen.begin(), p.interrupt_seen.end(), 0);
+      std::fill(interrupt_seen_.begin(), interrupt_seen_.end(), 0);
       for (auto ch = it.value().begin(); ch != it.value().end(); ++ch) {
-        int id = g_->find_channel(ch.key());
-        if (id >= 0) p.interrupt_seen[id] = parse_version(ch.value());
+        int id = s_.g->find_channel(ch.key());
+        if (id >= 0) interrupt_seen_[id] = parse_version(ch.value());
       }
       continue;
     }
-    int n = g_->find_node(it.key());
+    int n = s_.g->find_node(it.key());
     if (n < 0) continue;
-    const NodeData& node = g_->nodes[n];
+    const NodeData& node = s_.g->nodes[n];
     for (std::size_t j = 0; j < node.triggers.size(); ++j) {
-      auto v = it.value().find(g_->channels[node.triggers[j]].name);
-      cs_.seen[n][j] = v != it.value().end() ? parse_version(*v) : 0;
+      auto v = it.value().find(s_.g->channels[node.triggers[j]].name);
+      s_.cs.seen[n][j] = v != it.value().end() ? parse_version(*v) : 0;
     }
   }
 }
 
-void PregelRun::restore(const CheckpointTuple& tuple) {
-  Persist& p = *cp_;
+void Persistence::restore(const CheckpointTuple& tuple) {
   const Checkpoint& c = tuple.checkpoint;
   auto fail = [&](const std::string& what) {
     throw CheckpointError("thread '" + tuple.config.thread_id + "', checkpoint '" + c.id + "': " + what);
   };
-  cs_.channels[g_->start_channel]->restore(std::nullopt);
-  p.sends = nullptr;
+  s_.cs.channels[s_.g->start_channel]->restore(std::nullopt);
+  sends_ = nullptr;
   for (auto it = c.channel_values.begin(); it != c.channel_values.end(); ++it) {
     const std::string& name = it.key();
     if (name == kTasksChannel) {
-      p.sends = it.value();
+      sends_ = it.value();
       continue;
     }
-    int id = g_->find_channel(name);
+    int id = s_.g->find_channel(name);
     if (id < 0) continue;  // a channel this version of the graph no longer has
     try {
-      cs_.channels[id]->restore(it.value());
+      s_.cs.channels[id]->restore(it.value());
     } catch (const std::exception& e) {
       fail("channel '" + name + "' cannot be restored: " + e.what());
     }
   }
-  std::fill(cs_.versions.begin(), cs_.versions.end(), 0);
-  cs_.max_version = 0;
-  std::fill(p.stored_version.begin(), p.stored_version.end(), nullptr);
+  std::fill(s_.cs.versions.begin(), s_.cs.versions.end(), 0);
+  s_.cs.max_version = 0;
+  std::fill(stored_version_.begin(), stored_version_.end(), nullptr);
   for (auto it = c.channel_versions.begin(); it != c.channel_versions.end(); ++it) {
     uint64_t v = parse_version(it.value());
-    cs_.max_version = std::max(cs_.max_version, v);
-    int id = g_->find_channel(it.key());
+    s_.cs.max_version = std::max(s_.cs.max_version, v);
+    int id = s_.g->find_channel(it.key());
     if (id < 0) continue;
-    cs_.versions[id] = v;
-    if (c.channel_values.contains(it.key())) p.stored_version[id] = it.value();
+    s_.cs.versions[id] = v;
+    if (c.channel_values.contains(it.key())) stored_version_[id] = it.value();
   }
-  p.interrupt_seen.assign(cs_.channels.size(), 0);
-  for (auto& s : cs_.seen) std::fill(s.begin(), s.end(), 0);
+  interrupt_seen_.assign(s_.cs.channels.size(), 0);
+  for (auto& s : s_.cs.seen) std::fill(s.begin(), s.end(), 0);
   load_seen(c.versions_seen);
   load_sends(fail);
   restored(tuple, tuple.metadata, tuple.pending_writes);
 }
 
-void PregelRun::continue_versions_after_latest() {
+void Persistence::continue_versions_after_latest() {
   std::optional<CheckpointTuple> latest =
-      cp_->saver->get_tuple(CheckpointConfig{config_.thread_id, config_.checkpoint_ns, std::nullopt});
-  if (!latest || latest->checkpoint.id == checkpoint_id_) return;
+      saver_->get_tuple(CheckpointConfig{s_.config.thread_id, s_.config.checkpoint_ns, std::nullopt});
+  if (!latest || latest->checkpoint.id == s_.checkpoint_id()) return;
   // Each run continues after the newest checkpoint, so the newest holds the thread's highest version.
-  for (const json& v : latest->checkpoint.channel_versions) cs_.version_floor = std::max(cs_.version_floor, parse_version(v));
+  for (const json& v : latest->checkpoint.channel_versions) s_.cs.version_floor = std::max(s_.cs.version_floor, parse_version(v));
 }
 
-bool PregelRun::restore_changes(CheckpointTuple& tuple) {
-  Persist& p = *cp_;
+bool Persistence::restore_changes(CheckpointTuple& tuple) {
   Checkpoint& c = tuple.checkpoint;
   auto fail = [&](const std::string& what) {
     throw CheckpointError("thread '" + tuple.config.thread_id + "', checkpoint '" + c.id + "': " + what);
@@ -150,10 +146,10 @@ bool PregelRun::restore_changes(CheckpointTuple& tuple) {
   if (auto found = c.extra.find(kValuesAppended); found != c.extra.end() && found->is_object())
     appended = std::move(*found);
   for (auto it = appended.begin(); it != appended.end(); ++it) {
-    int id = g_->find_channel(it.key());
+    int id = s_.g->find_channel(it.key());
     if (id < 0) continue;
     const json* base = it->is_object() && it->contains("base") ? &(*it)["base"] : nullptr;
-    if (!base || !(*it)["elements"].is_array() || !cs_.channels[id]->is_available() || parse_version(*base) != cs_.versions[id])
+    if (!base || !(*it)["elements"].is_array() || !s_.cs.channels[id]->is_available() || parse_version(*base) != s_.cs.versions[id])
       return false;
   }
   // A channel whose version changed has the value stored at its new version, or none.
@@ -161,35 +157,35 @@ bool PregelRun::restore_changes(CheckpointTuple& tuple) {
     const std::string& name = it.key();
     auto value = c.channel_values.find(name);
     const bool has_value = value != c.channel_values.end();
-    if (!it->is_null()) cs_.max_version = std::max(cs_.max_version, parse_version(*it));
+    if (!it->is_null()) s_.cs.max_version = std::max(s_.cs.max_version, parse_version(*it));
     if (name == kTasksChannel) {
-      p.sends = has_value ? std::move(*value) : json(nullptr);
+      sends_ = has_value ? std::move(*value) : json(nullptr);
       continue;
     }
-    int id = g_->find_channel(name);
+    int id = s_.g->find_channel(name);
     if (id < 0) continue;
     auto append = appended.find(name);
     try {
       if (append != appended.end()) {
         // The value so far, then the elements appended: no copy of what was there.
         std::optional<json> whole;
-        if (!g_->typed) whole = static_cast<JsonChannel*>(cs_.channels[id])->take();
-        else whole = cs_.channels[id]->checkpoint();
+        if (!s_.g->typed) whole = static_cast<JsonChannel*>(s_.cs.channels[id])->take();
+        else whole = s_.cs.channels[id]->checkpoint();
         if (!whole || !whole->is_array()) fail("channel '" + name + "' holds no list to append the stored elements to");
         for (json& e : (*append)["elements"]) whole->push_back(std::move(e));
-        cs_.channels[id]->restore_moved(std::move(*whole));
+        s_.cs.channels[id]->restore_moved(std::move(*whole));
       } else if (has_value) {
-        cs_.channels[id]->restore_moved(std::move(*value));
+        s_.cs.channels[id]->restore_moved(std::move(*value));
       } else {
-        cs_.channels[id]->restore(std::nullopt);
+        s_.cs.channels[id]->restore(std::nullopt);
       }
     } catch (const CheckpointError&) {
       throw;
     } catch (const std::exception& e) {
       fail("channel '" + name + "' cannot be restored: " + e.what());
     }
-    cs_.versions[id] = it->is_null() ? 0 : parse_version(*it);
-    p.stored_version[id] = has_value || append != appended.end() ? *it : json(nullptr);
+    s_.cs.versions[id] = it->is_null() ? 0 : parse_version(*it);
+    stored_version_[id] = has_value || append != appended.end() ? *it : json(nullptr);
   }
   load_seen(c.versions_seen);  // a node whose map changed has its whole map here
   load_sends(fail);  // every snapshot takes them: load them again even when unchanged
@@ -197,39 +193,38 @@ bool PregelRun::restore_changes(CheckpointTuple& tuple) {
   return true;
 }
 
-void PregelRun::restored(const CheckpointTuple& tuple, json metadata, std::vector<PendingWrite> pending) {
-  Persist& p = *cp_;
+void Persistence::restored(const CheckpointTuple& tuple, json metadata, std::vector<PendingWrite> pending) {
   const Checkpoint& c = tuple.checkpoint;
-  cs_.updated.clear();
+  s_.cs.updated.clear();
   if (c.updated_channels.is_array()) {
     for (const json& name : c.updated_channels)
       if (name.is_string()) {
-        int id = g_->find_channel(name.get_ref<const std::string&>());
-        if (id >= 0 && (g_->channels[id].is_trigger || g_->channels[id].is_volatile)) cs_.updated.push_back(id);
+        int id = s_.g->find_channel(name.get_ref<const std::string&>());
+        if (id >= 0 && (s_.g->channels[id].is_trigger || s_.g->channels[id].is_volatile)) s_.cs.updated.push_back(id);
       }
   } else {
-    for (std::size_t i = 0; i < cs_.channels.size(); ++i)
-      if (g_->channels[i].is_trigger) cs_.updated.push_back(static_cast<int>(i));
+    for (std::size_t i = 0; i < s_.cs.channels.size(); ++i)
+      if (s_.g->channels[i].is_trigger) s_.cs.updated.push_back(static_cast<int>(i));
   }
-  cs_.live_volatile.clear();
-  for (int id : g_->volatile_channels)
-    if (cs_.channels[id]->is_available()) cs_.live_volatile.push_back(id);
+  s_.cs.live_volatile.clear();
+  for (int id : s_.g->volatile_channels)
+    if (s_.cs.channels[id]->is_available()) s_.cs.live_volatile.push_back(id);
 
-  p.has_checkpoint = true;
-  p.seen_cache_valid = false;
-  p.maps_id.reset();
-  p.inspected_writes = false;
-  p.current = tuple.config;
-  p.parent = tuple.parent_config;
-  p.metadata = std::move(metadata);
-  p.pending = std::move(pending);
-  p.created_at = c.ts;
-  p.saved_version = cs_.versions;
-  const json& step = p.metadata.is_object() ? p.metadata.value("step", json(-1)) : json(-1);
-  p.loaded_step = step.is_number_integer() ? step.get<int64_t>() : -1;
-  step_ = p.loaded_step + 1;
-  stop_ = step_ + config_.recursion_limit;
-  checkpoint_id_ = c.id;
+  has_checkpoint_ = true;
+  seen_cache_valid_ = false;
+  maps_id_.reset();
+  inspected_writes_ = false;
+  current_ = tuple.config;
+  parent_ = tuple.parent_config;
+  metadata_ = std::move(metadata);
+  pending_ = std::move(pending);
+  created_at_ = c.ts;
+  saved_version_ = s_.cs.versions;
+  const json& step = metadata_.is_object() ? metadata_.value("step", json(-1)) : json(-1);
+  loaded_step_ = step.is_number_integer() ? step.get<int64_t>() : -1;
+  s_.step = loaded_step_ + 1;
+  s_.stop = s_.step + s_.config.recursion_limit;
+  s_.set_checkpoint_id(c.id);
 }
 
 namespace {
@@ -241,16 +236,17 @@ bool continues_next(const std::vector<CheckpointTuple>& tuples, std::size_t k) {
 }
 }  // namespace
 
-void PregelRun::walk_history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
+void Persistence::walk_history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
                              std::vector<CheckpointTuple>& tuples, std::vector<StateSnapshot>& out, std::size_t newest,
                              std::size_t oldest, const ParentLink* link) {
-  std::unique_ptr<PregelRun> run;
+  std::unique_ptr<PregelLoop> run;
   for (std::size_t k = oldest + 1; k-- > newest;) {
     CheckpointTuple& t = tuples[k];
     if (t.checkpoint.extra.contains(kVersionsFrom)) {
       // Changes to the tuple after it, which the run holds unless the last snapshot wrote to it.
-      if (run && k < oldest && !run->cp_->inspected_writes && continues_next(tuples, k) && run->restore_changes(t)) {
-        out[k] = run->snapshot(/*apply_pending=*/false, /*subgraphs=*/false, /*take=*/true);
+      Persistence* p = run ? run->persistence() : nullptr;
+      if (p && k < oldest && !p->inspected_writes_ && continues_next(tuples, k) && p->restore_changes(t)) {
+        out[k] = p->snapshot(/*apply_pending=*/false, /*subgraphs=*/false, /*take=*/true);
         tuples[k + 1] = CheckpointTuple{};  // read for the last time (continues_next): freed on this thread
         continue;
       }
@@ -261,12 +257,12 @@ void PregelRun::walk_history(const std::shared_ptr<const Program>& graph, const 
                               t.checkpoint.id + "'");
       t = std::move(*whole);
     }
-    run = std::make_unique<PregelRun>(graph, config, &t, Inspect{}, link);
-    out[k] = run->snapshot(/*apply_pending=*/false, /*subgraphs=*/false, /*take=*/true);
+    run = std::make_unique<PregelLoop>(graph, config, &t, PregelLoop::Inspect{}, link);
+    out[k] = run->persistence()->snapshot(/*apply_pending=*/false, /*subgraphs=*/false, /*take=*/true);
   }
 }
 
-std::vector<StateSnapshot> PregelRun::history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
+std::vector<StateSnapshot> Persistence::history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
                                               std::vector<CheckpointTuple> tuples, const ParentLink* link) {
   std::vector<StateSnapshot> out(tuples.size());
   // Oldest first on this thread: each tuple stored as changes to the one listed after it is applied

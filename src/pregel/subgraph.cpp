@@ -1,8 +1,8 @@
 // Subgraphs: running a compiled graph as a node (see subgraph.hpp).
 #include "pregel/subgraph.hpp"
 
-#include "pregel/persist.hpp"
-#include "pregel/run.hpp"
+#include "pregel/persistence.hpp"
+#include "pregel/loop.hpp"
 
 namespace superstep::internal {
 
@@ -13,30 +13,25 @@ NodeFn subgraph_node(std::shared_ptr<const Program> child) {
   });
 }
 
-std::string PregelRun::task_ns(const ExecutableTask& t) const {
-  std::string segment = t.node->name + ":" + t.id();
-  return config_.checkpoint_ns.empty() ? segment : config_.checkpoint_ns + "|" + segment;
-}
-
-NodeResult PregelRun::run_subgraph(ExecutableTask& t, const std::shared_ptr<const Program>& child, const State& state) {
+NodeResult PregelLoop::run_subgraph(ExecutableTask& t, const std::shared_ptr<const Program>& child, const State& state) {
   ParentLink link;
-  link.saver = child->checkpointer ? child->checkpointer : saver();
-  link.store = child->store ? child->store.get() : store();
-  if (parent_) {
-    link.parents = parent_->parents;
-    link.ns = parent_->ns;
+  link.saver = child->checkpointer ? child->checkpointer : s_.saver();
+  link.store = child->store ? child->store.get() : s_.store();
+  if (s_.parent) {
+    link.parents = s_.parent->parents;
+    link.ns = s_.parent->ns;
   }
-  if (cp_) link.parents[config_.checkpoint_ns] = checkpoint_id();
+  if (cp_) link.parents[s_.config.checkpoint_ns] = s_.checkpoint_id();
   link.ns.push_back(t.node->name + ":" + t.id());
 
-  RunConfig cfg = config_;
-  cfg.checkpoint_ns = task_ns(t);
+  RunConfig cfg = s_.config;
+  cfg.checkpoint_ns = s_.task_ns(t);
   cfg.checkpoint_id.reset();
   cfg.interrupt_before.reset();  // per-call lists are the parent's
   cfg.interrupt_after.reset();
-  if (cp_) cfg.run_id = cp_->run_id;
+  if (cp_) cfg.run_id = cp_->run_id();
   std::vector<StreamMode> modes;
-  if (config_.subgraphs)
+  if (s_.config.subgraphs)
     for (int m = 0; m <= static_cast<int>(StreamMode::checkpoints); ++m)
       if (wants(static_cast<StreamMode>(m))) modes.push_back(static_cast<StreamMode>(m));
 
@@ -44,16 +39,16 @@ NodeResult PregelRun::run_subgraph(ExecutableTask& t, const std::shared_ptr<cons
   // crashed: the subgraph continues from there (with the resume value meant for it, if any).
   const bool ran_before =
       link.saver && !cfg.thread_id.empty() && link.saver->get_tuple({cfg.thread_id, cfg.checkpoint_ns, std::nullopt});
-  std::unique_ptr<PregelRun> run;
+  std::unique_ptr<PregelLoop> run;
   if (ran_before) {
-    json answer = subgraph_resume(t);
-    if (!answer.is_null()) run = std::make_unique<PregelRun>(child, Command{.resume = std::move(answer)}, cfg, modes, &link);
-    else run = std::make_unique<PregelRun>(child, json(nullptr), cfg, modes, &link);
+    json answer = cp_ ? cp_->subgraph_resume(t) : json(nullptr);
+    if (!answer.is_null()) run = std::make_unique<PregelLoop>(child, Command{.resume = std::move(answer)}, cfg, modes, &link);
+    else run = std::make_unique<PregelLoop>(child, json(nullptr), cfg, modes, &link);
   } else {
     json input = json::object();
     for (int id : child->keys_by_name)
       if (const json* v = state.find(child->state_keys[id])) input[child->state_keys[id]] = *v;
-    run = std::make_unique<PregelRun>(child, input, cfg, modes, &link);
+    run = std::make_unique<PregelLoop>(child, input, cfg, modes, &link);
   }
   try {
     while (std::optional<StreamPart> part = run->next()) {
@@ -63,12 +58,12 @@ NodeResult PregelRun::run_subgraph(ExecutableTask& t, const std::shared_ptr<cons
   } catch (ParentCommand& up) {
     return NodeResult(std::move(up.command));
   }
-  if (run->cp_ && run->cp_->paused) throw GraphInterrupt(run->cp_->interrupts);
+  if (run->paused()) throw GraphInterrupt(run->interrupts());
   // The subgraph's final values of the keys both graphs have are this node's update.
   json out = run->result();
   json update = json::object();
   for (auto it = out.begin(); it != out.end(); ++it)
-    if (g_->find_key(it.key()) >= 0) update[it.key()] = std::move(it.value());
+    if (s_.g->find_key(it.key()) >= 0) update[it.key()] = std::move(it.value());
   return NodeResult(std::move(update));
 }
 

@@ -1,5 +1,5 @@
 // Subgraphs: a compiled graph used as a node of another (StateGraph::add_node(name, graph)).
-// The node runs a child PregelRun linked to the task that runs it: the child inherits the
+// The node runs a child PregelLoop linked to the task that runs it: the child inherits the
 // parent's checkpointer, thread and run settings, keeps its checkpoints under namespace
 // `<node>:<task_id>` (nested: joined with '|'), streams its parts into the parent's stream with
 // that namespace, pauses the parent when it is interrupted, and hands a Command to the parent.
@@ -17,7 +17,7 @@
 namespace superstep::internal {
 
 struct Program;
-class PregelRun;
+class PregelLoop;
 
 /// What a subgraph's run inherits from the task running it.
 struct ParentLink {

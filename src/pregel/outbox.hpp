@@ -1,0 +1,119 @@
+// Outbox: what the threads running a step tell the consumer's thread. Tasks (on any thread) emit
+// stream parts; the runner says the step is done (and wakes an asynchronous driver); the loop, on
+// the consumer's thread, collects both. One mutex guards the parts, the done flag and the wake-up,
+// so a consumer waiting for either never misses one.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "superstep/stream.hpp"
+
+namespace superstep::internal {
+
+class Outbox {
+ public:
+  void set_modes(const std::vector<StreamMode>& modes) {
+    for (StreamMode m : modes) modes_ |= 1u << static_cast<int>(m);
+  }
+  bool wants(StreamMode m) const noexcept { return (modes_ >> static_cast<int>(m)) & 1u; }
+  bool wants_any() const noexcept { return modes_ != 0; }
+
+  /// A part, when its mode is wanted.
+  void emit(StreamMode mode, json data) { emit_part(StreamPart{mode, {}, std::move(data)}); }
+  void emit_part(StreamPart part) {
+    if (!wants(part.mode)) return;
+    {
+      std::lock_guard lock(mutex_);
+      parts_.push_back(std::move(part));
+    }
+    cv_.notify_all();
+  }
+  /// Parts yielded one after the other, with no other thread's part in between (those wanted).
+  void emit_together(std::vector<StreamPart> parts) {
+    std::erase_if(parts, [&](const StreamPart& p) { return !wants(p.mode); });
+    if (parts.empty()) return;
+    {
+      std::lock_guard lock(mutex_);
+      for (StreamPart& p : parts) parts_.push_back(std::move(p));
+    }
+    cv_.notify_all();
+  }
+  /// `messages` mode: records a message id as sent; false when it was sent before.
+  bool first_sent(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    return sent_ids_.insert(id).second;
+  }
+
+  // --- the step's end ---
+  /// Before the step's tasks start (the consumer's thread, no task running).
+  void step_started() noexcept { step_done_ = false; }
+  /// The consumer's own thread ran the step's only task: nobody waits, no lock.
+  void step_done_inline() noexcept { step_done_ = true; }
+  bool done_inline() const noexcept { return step_done_; }
+  /// The step's last task finished (any thread): wakes the consumer and an asynchronous driver.
+  void step_done() {
+    std::function<void()> wake;
+    {
+      std::lock_guard lock(mutex_);
+      step_done_ = true;
+      wake = std::move(wake_);
+      wake_ = nullptr;
+      cv_.notify_all();
+    }
+    if (wake) wake();
+  }
+  bool is_step_done() const {
+    std::lock_guard lock(mutex_);
+    return step_done_;
+  }
+  /// Arranges for `wake` to be called once the step is done; false, keeping nothing, when it is.
+  bool wake_when_step_done(std::function<void()> wake) {
+    std::lock_guard lock(mutex_);
+    if (step_done_) return false;
+    wake_ = std::move(wake);
+    return true;
+  }
+  void wait_step_done() {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return step_done_; });
+  }
+  /// Moves the parts emitted so far to `ready`, first waiting (unless `inline_done`: the step ran
+  /// on this thread, which alone touched the parts) until the step is done or a part arrives.
+  /// Returns whether the step is done.
+  bool collect(std::deque<StreamPart>& ready, bool inline_done) {
+    if (inline_done) {
+      move_parts(ready);
+      return true;
+    }
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return step_done_ || !parts_.empty(); });
+    move_parts(ready);
+    return step_done_;
+  }
+
+ private:
+  void move_parts(std::deque<StreamPart>& ready) {
+    while (!parts_.empty()) {
+      ready.push_back(std::move(parts_.front()));
+      parts_.pop_front();
+    }
+  }
+
+  uint32_t modes_ = 0;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<StreamPart> parts_;
+  std::unordered_set<std::string> sent_ids_;
+  std::function<void()> wake_;
+  bool step_done_ = false;
+};
+
+}  // namespace superstep::internal
