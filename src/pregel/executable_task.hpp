@@ -111,7 +111,7 @@ struct ExecutableTask : TaskContext {
   std::exception_ptr error;
   bool error_from_node = false;               // wrap in NodeError (vs an engine error)
   Task<NodeResult> coro;
-  StepRun* step_run = nullptr;             // the dispatched step (owned by the run's step_run_)
+  StepRun* step_run = nullptr;             // the running step (owned by the runner)
 
   // Persistence.
   bool cached = false;                     // its writes were loaded from the checkpoint: not run again
