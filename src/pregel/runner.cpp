@@ -54,6 +54,8 @@ void PregelRunner::start_step(bool inline_tasks) {
   StepRun* sr = step_;
   sr->runner = this;
   sr->max_concurrency = s_.config.max_concurrency;
+  sr->options = s_.result_options();
+  sr->stream = s_.out.wants_any();
   sr->tasks.reserve(s_.tasks.size());
   for (auto& t : s_.tasks) {
     if (t->cached) continue;  // finished before a pause or failure: its saved writes are reused
@@ -148,7 +150,7 @@ void PregelRunner::run_sync(ExecutableTask& t) {
     try {
       NodeResult r = t.node->fn.sync()(*t.input, *t.runtime);
       in_node = false;
-      collect_writes(*s_.g, t, std::move(r), s_.result_options());
+      collect_writes(*s_.g, t, std::move(r), t.step_run->options);
       t.error = nullptr;
       break;
     } catch (const GraphInterrupt& paused) {
@@ -205,7 +207,7 @@ void PregelRunner::on_async_done(ExecutableTask& t) {
   try {
     NodeResult r = t.coro.take();
     in_node = false;
-    collect_writes(*s_.g, t, std::move(r), s_.result_options());
+    collect_writes(*s_.g, t, std::move(r), t.step_run->options);
     t.error = nullptr;
   } catch (const GraphInterrupt& paused) {
     t.clear_results();
@@ -241,7 +243,7 @@ void PregelRunner::task_finished(ExecutableTask& t) {
       sr->cancel = true;
     }
   }
-  if (!t.node->is_start) host_.stream_task_result(t);
+  if (sr->stream && !t.node->is_start) host_.stream_task_result(t);
   if (sr->solo) {
     s_.out.step_done_inline();  // the consumer's own thread ran the step's only task: nobody waits
     return;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "pregel/algo.hpp"
 #include "pregel/executable_task.hpp"
 
 namespace superstep::internal {
@@ -28,7 +29,8 @@ class RunnerHost {
   /// Saves the task's writes (its error or interrupts) before its siblings can see the step end.
   /// Throws when the saver refuses: the step then fails with that error.
   virtual void save_task_writes(ExecutableTask& t) = 0;
-  /// Streams what a finished node did (messages, updates, tasks/debug results).
+  /// Streams what a finished node did (messages, updates, tasks/debug results). Not called when
+  /// the run streams no mode.
   virtual void stream_task_result(ExecutableTask& t) = 0;
 
  protected:
@@ -44,6 +46,8 @@ struct StepRun {
   alignas(64) std::atomic<std::size_t> remaining{0};
   alignas(64) std::atomic<int> inflight{0};
   int max_concurrency = 0;
+  ResultOptions options;  // what collect_writes keeps of a result in this run
+  bool stream = false;    // some stream mode is wanted: the host streams each finished task
   bool solo = false;  // one plain task run on the consumer's thread, no pool job: no locking
   std::atomic<bool> cancel{false};  // the run is being stopped: tasks not started are skipped
   // A task failed: tasks still run (their writes are saved), Runtime::cancelled() tells them.

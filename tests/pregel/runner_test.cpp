@@ -47,7 +47,12 @@ class Host final : public RunnerHost {
 /// One run's state over a compiled graph, planned and applied by hand around the runner.
 class Step {
  public:
-  explicit Step(const sp::CompiledStateGraph& app, bool checkpointed = false) : s_(program_of(app), {}, nullptr) {
+  /// `modes`: what the run streams (the runner asks the host to stream a task only when some
+  /// mode is wanted).
+  explicit Step(const sp::CompiledStateGraph& app, bool checkpointed = false,
+                std::vector<sp::StreamMode> modes = {sp::StreamMode::updates})
+      : s_(program_of(app), {}, nullptr) {
+    s_.out.set_modes(modes);
     ChannelPool::Set set = s_.g->channel_pool->acquire(*s_.g);
     s_.cs = std::move(set.state);
     s_.checkpointed = checkpointed;
@@ -240,6 +245,23 @@ TEST(Runner, ACoroutineNodeFinishesWhereItResumesAndItsResultIsCollected) {
   EXPECT_FALSE(step.run(runner, /*inline_tasks=*/true));
   EXPECT_EQ(step.writes("a"), (json{{"trace", {"a"}}}));
   EXPECT_EQ(host.streamed.size(), 3u);
+}
+
+TEST(Runner, ARunStreamingNoModeSavesEachTaskButStreamsNone) {
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", tracer("a")).add_node("b", tracer("b")).add_node("c", tracer("c"));
+  auto app = fan_out(g, testing_util::pool(2));
+  Step step(app, /*checkpointed=*/true, /*modes=*/{});
+  Host host;
+  PregelRunner runner(step.state(), host);
+  step.plan();
+  step.run(runner, true);
+  step.apply();
+  step.plan();
+  step.run(runner, /*inline_tasks=*/true);
+  EXPECT_TRUE(host.streamed.empty());
+  EXPECT_EQ(host.saved.size(), 4u);  // __start__, a, b, c
+  for (std::string n : {"a", "b", "c"}) EXPECT_EQ(step.writes(n), (json{{"trace", {n}}})) << n;
 }
 
 }  // namespace
