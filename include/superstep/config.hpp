@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,15 @@ struct RunConfig {
   std::optional<std::string> checkpoint_id;    ///< replay / fork point (persistence)
   std::string checkpoint_ns;                   ///< namespace (subgraphs)
   json configurable = json::object();          ///< user values, readable by nodes
+  /// The run's static context, readable by nodes as Runtime::context() (LangGraph's `context`
+  /// of invoke and stream, `runtime.context` in a node); subgraphs see the same.
+  json context = json::object();
+  /// Stops the run at the next superstep boundary: once a stop is requested (the
+  /// std::stop_source this token came from), the step running finishes, its writes are applied
+  /// and checkpointed as usual, and the run ends with RunCancelledError instead of planning the
+  /// next step (a run with a checkpointer continues from there when invoked again with null
+  /// input). Nodes see it in Runtime::cancelled() and may stop early. LangGraph.js: `signal`.
+  std::stop_token stop;
   std::string run_id;                          ///< set by the caller or generated
   json metadata = json::object();              ///< merged into each checkpoint's metadata
   Durability durability = Durability::async;   ///< with a checkpointer

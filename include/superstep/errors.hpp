@@ -23,6 +23,12 @@ class GraphRecursionError : public Error {
   using Error::Error;
 };
 
+/// The run was stopped through RunConfig::stop, at a superstep boundary: what it stored stays.
+class RunCancelledError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// A node or the input wrote something the state cannot take: an unknown key, a second value
 /// for a LastValue key in one step, something that is not an update.
 class InvalidUpdateError : public Error {

@@ -47,8 +47,9 @@ class Runtime {
   /// The long-term memory store (CompileOptions::store; a subgraph without one uses its
   /// parent's), or nullptr when the graph has none.
   BaseStore* store() const;
-  /// True once the run is being stopped (the stream was dropped) or a task of this step failed
-  /// (the task still runs to the end and its writes are kept; a long one may stop early).
+  /// True once the run is being stopped (the stream was dropped, or RunConfig::stop was
+  /// requested) or a task of this step failed (the task still runs to the end and its writes
+  /// are kept; a long one may stop early).
   bool cancelled() const;
 
   /// Low level, for awaitables: runs `fn` on the run's executor.
@@ -56,7 +57,12 @@ class Runtime {
   /// Low level, for awaitables: runs `fn` on the run's executor after `delay`.
   void post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const;
 
-  internal::TaskContext& context() const { return *ctx_; }
+  /// The run's context (RunConfig::context; LangGraph's `runtime.context`): static values of
+  /// the run, such as a user id or a database handle's name. A subgraph sees its parent's.
+  const json& context() const { return config().context; }
+
+  /// The engine's task behind this Runtime (internal).
+  internal::TaskContext& task_context() const { return *ctx_; }
 
  private:
   internal::TaskContext* ctx_;

@@ -228,6 +228,9 @@ void PregelLoop::plan() {
     finish_run_or_throw();
     return;
   }
+  if (s_.config.stop.stop_requested())  // a superstep boundary: the steps before are applied and saved
+    throw RunCancelledError("graph '" + s_.g->name + "': run stopped before step " + std::to_string(s_.step) +
+                            " (RunConfig::stop was requested); what it stored is kept");
   if (cp_) {
     switch (cp_->before_step()) {
       case Persistence::Planned::run:

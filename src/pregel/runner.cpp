@@ -86,7 +86,7 @@ void PregelRunner::start_step(bool inline_tasks) {
 }
 
 bool PregelRunner::cancelled() const noexcept {
-  return step_ && (step_->cancel.load() || step_->sibling_failed.load());
+  return (step_ && (step_->cancel.load() || step_->sibling_failed.load())) || s_.config.stop.stop_requested();
 }
 
 void PregelRunner::cancel_and_wait() {
@@ -132,9 +132,10 @@ void PregelRunner::run_start_task(ExecutableTask& t) {
 }
 
 namespace {
-/// A GraphValueError raised inside a node (interrupt() without a checkpointer) is the graph's
-/// misuse, not the node's failure: raised as is (LangGraph), never retried.
-bool misuse(const std::exception_ptr& e) { return holds<GraphValueError>(e); }
+/// Not the node's failure, so raised as is and never retried: a GraphValueError raised inside a
+/// node (interrupt() without a checkpointer: the graph's misuse, as LangGraph), and a subgraph's
+/// run stopped through RunConfig::stop (the parent stops too).
+bool misuse(const std::exception_ptr& e) { return holds<GraphValueError>(e) || holds<RunCancelledError>(e); }
 }  // namespace
 
 bool PregelRunner::should_retry(ExecutableTask& t) const {

@@ -71,7 +71,8 @@ class PregelRunner {
   /// The step's tasks have all finished and the loop applies its writes: no step is running.
   void end_step() noexcept { step_ = nullptr; }
   bool running() const noexcept { return step_ != nullptr; }
-  /// A task of the running step failed, or the run is being stopped (Runtime::cancelled()).
+  /// A task of the running step failed, or the run is being stopped (a dropped stream,
+  /// RunConfig::stop): Runtime::cancelled().
   bool cancelled() const noexcept;
   /// Stops the running step (tasks not started are skipped) and waits for its tasks to end.
   void cancel_and_wait();

@@ -8,7 +8,7 @@ namespace superstep::internal {
 
 NodeFn subgraph_node(std::shared_ptr<const Program> child) {
   return NodeFn([child = std::move(child)](const State& state, Runtime& rt) -> NodeResult {
-    auto& t = static_cast<ExecutableTask&>(rt.context());
+    auto& t = static_cast<ExecutableTask&>(rt.task_context());
     return t.run->run_subgraph(t, child, state);
   });
 }

@@ -1,6 +1,8 @@
 // The execution contract (docs/semantics.md), each case asserting the exact outcome.
 #include <gtest/gtest.h>
 
+#include <stop_token>
+
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -585,6 +587,107 @@ TEST(Engine, CompiledGraphIsSafeToInvokeFromManyThreads) {
     });
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok, 400);
+}
+
+TEST(Engine, NodesAndSubgraphNodesReadTheRunsContext) {
+  std::vector<json> seen;
+  std::mutex m;
+  auto reader = [&](const std::string& name) {
+    return [&, name](const sp::State&, sp::Runtime& rt) {
+      std::lock_guard lock(m);
+      seen.push_back({{"node", name}, {"context", rt.context()}});
+      return json{};
+    };
+  };
+  sp::StateGraph child(trace_schema());
+  child.add_node("inner", reader("inner"));
+  child.add_edge(sp::START, "inner");
+  sp::StateGraph g(trace_schema());
+  g.add_node("outer", reader("outer")).add_node("sub", child.compile());
+  g.add_edge(sp::START, "outer").add_edge("outer", "sub");
+  auto app = g.compile();
+  app.invoke(json::object(), {.context = {{"user_id", "u-7"}}});
+  EXPECT_EQ(seen, (std::vector<json>{{{"node", "outer"}, {"context", {{"user_id", "u-7"}}}},
+                                     {{"node", "inner"}, {"context", {{"user_id", "u-7"}}}}}));
+  seen.clear();
+  app.invoke(json::object());  // none given: an empty object
+  EXPECT_EQ(seen.front()["context"], json::object());
+}
+
+TEST(Engine, AStopRequestedDuringAStepEndsTheRunAtTheNextBoundaryWithThatStepApplied) {
+  std::stop_source stop;
+  bool saw_cancelled = false;
+  int c_ran = 0;
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", tracer("a"));
+  g.add_node("b", [&](const sp::State&, sp::Runtime& rt) {
+    stop.request_stop();
+    saw_cancelled = rt.cancelled();  // nodes may stop early
+    return json{{"trace", {"b"}}};
+  });
+  g.add_node("c", [&](const sp::State&) {
+    ++c_ran;
+    return json{{"trace", {"c"}}};
+  });
+  g.add_edge(sp::START, "a").add_edge("a", "b").add_edge("b", "c");
+  auto app = g.compile();
+  std::vector<json> values;
+  try {
+    for (const auto& part : app.stream(json::object(), {.stop = stop.get_token()}, {sp::StreamMode::values}))
+      values.push_back(part.data);
+    FAIL() << "the run was not stopped";
+  } catch (const sp::RunCancelledError& e) {
+    EXPECT_NE(std::string(e.what()).find("RunConfig::stop"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(saw_cancelled);
+  EXPECT_EQ(c_ran, 0);
+  ASSERT_FALSE(values.empty());
+  EXPECT_EQ(values.back()["trace"], json({"a", "b"}));  // b's step was applied and shown
+}
+
+TEST(Engine, AStopInsideASubgraphStopsTheParentWithTheSameError) {
+  std::stop_source stop;
+  int after_ran = 0;
+  sp::StateGraph child(trace_schema());
+  child.add_node("inner1", [&](const sp::State&) {
+    stop.request_stop();
+    return json{{"trace", {"inner1"}}};
+  });
+  child.add_node("inner2", tracer("inner2"));
+  child.add_edge(sp::START, "inner1").add_edge("inner1", "inner2");
+  sp::StateGraph g(trace_schema());
+  g.add_node("sub", child.compile()).add_node("after", [&](const sp::State&) {
+    ++after_ran;
+    return json{};
+  });
+  g.add_edge(sp::START, "sub").add_edge("sub", "after");
+  // Not a NodeError of "sub": the run as a whole was stopped.
+  EXPECT_THROW(g.compile().invoke(json::object(), {.stop = stop.get_token()}), sp::RunCancelledError);
+  EXPECT_EQ(after_ran, 0);
+}
+
+TEST(Engine, AStopRequestedBeforeTheRunStartsRunsNoNodeAndOneAfterTheLastStepEndsNormally) {
+  int ran = 0;
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", [&](const sp::State&) {
+    ++ran;
+    return json{{"trace", {"a"}}};
+  });
+  g.add_edge(sp::START, "a");
+  auto app = g.compile();
+  std::stop_source stopped;
+  stopped.request_stop();
+  EXPECT_THROW(app.invoke(json::object(), {.stop = stopped.get_token()}), sp::RunCancelledError);
+  EXPECT_EQ(ran, 0);
+  // Requested in the last step: nothing is left to plan, so the run simply ends.
+  std::stop_source late;
+  sp::StateGraph h(trace_schema());
+  h.add_node("a", [&](const sp::State&) {
+    late.request_stop();
+    return json{{"trace", {"a"}}};
+  });
+  h.add_edge(sp::START, "a");
+  EXPECT_EQ(h.compile().invoke(json::object(), {.stop = late.get_token()})["trace"], json({"a"}));
 }
 
 TEST(Engine, RuntimeExposesStepNodeTaskIdAndConfig) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 
 #include "saver_cases.hpp"
@@ -1060,6 +1061,67 @@ TEST_P(Persistence, TypedStatePausesResumesAndUpdatesFieldByField) {
   EXPECT_EQ(again.text, "yes");
   EXPECT_EQ(app.get_state_history(cfg("t")).size(), stored);
   expect_history_reads_like_each_checkpoint(app.json_graph(), cfg("t"));
+}
+
+TEST_P(Persistence, AStoppedRunKeepsItsCheckpointsAndContinuesFromThemWithNullInput) {
+  // RunConfig::stop: the step running finishes and is checkpointed; the run ends before the next.
+  std::stop_source stop;
+  std::atomic<int> a_ran{0}, c_ran{0};
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", [&](const sp::State&) {
+    ++a_ran;
+    return json{{"trace", {"a"}}};
+  });
+  g.add_node("b", [&](const sp::State&) {
+    stop.request_stop();
+    return json{{"trace", {"b"}}};
+  });
+  g.add_node("c", [&](const sp::State&) {
+    ++c_ran;
+    return json{{"trace", {"c"}}};
+  });
+  g.add_edge(sp::START, "a").add_edge("a", "b").add_edge("b", "c");
+  auto app = g.compile({.checkpointer = saver});
+  for (sp::Durability d : {sp::Durability::sync, sp::Durability::async, sp::Durability::exit}) {
+    SCOPED_TRACE(static_cast<int>(d));
+    const std::string thread = "stop-" + std::to_string(static_cast<int>(d));
+    a_ran = c_ran = 0;
+    sp::RunConfig config = cfg(thread);
+    config.durability = d;
+    config.stop = stop.get_token();
+    EXPECT_THROW(app.invoke(json::object(), config), sp::RunCancelledError);
+    sp::StateSnapshot s = app.get_state(cfg(thread));
+    EXPECT_EQ(s.values["trace"], json({"a", "b"}));
+    EXPECT_EQ(s.next, std::vector<std::string>{"c"});
+    EXPECT_EQ(c_ran, 0);
+    stop = std::stop_source();  // a fresh source for the next runs (the old one stays stopped)
+    EXPECT_EQ(app.invoke(nullptr, cfg(thread))["trace"], json({"a", "b", "c"}));
+    EXPECT_EQ(a_ran, 1);  // nothing that finished runs again
+    EXPECT_EQ(c_ran, 1);
+  }
+}
+
+TEST_P(Persistence, AStopInsideASubgraphStopsTheParentAndNullInputContinuesTheSubgraph) {
+  std::stop_source stop;
+  std::atomic<int> inner1_ran{0};
+  sp::StateGraph child(trace_schema());
+  child.add_node("inner1", [&](const sp::State&) {
+    ++inner1_ran;
+    stop.request_stop();
+    return json{{"trace", {"inner1"}}};
+  });
+  child.add_node("inner2", tracer("inner2"));
+  child.add_edge(sp::START, "inner1").add_edge("inner1", "inner2");
+  sp::StateGraph g(trace_schema());
+  g.add_node("sub", child.compile()).add_node("after", tracer("after"));
+  g.add_edge(sp::START, "sub").add_edge("sub", "after");
+  auto app = g.compile({.checkpointer = saver});
+  sp::RunConfig config = cfg("t");
+  config.stop = stop.get_token();
+  EXPECT_THROW(app.invoke(json::object(), config), sp::RunCancelledError);
+  EXPECT_EQ(app.get_state(cfg("t")).next, std::vector<std::string>{"sub"});
+  EXPECT_EQ(app.invoke(nullptr, cfg("t"))["trace"], json({"inner1", "inner2", "after"}));
+  EXPECT_EQ(inner1_ran, 1);  // the subgraph continued from its own checkpoint
 }
 
 INSTANTIATE_TEST_SUITE_P(Savers, Persistence, ::testing::ValuesIn(saver_cases()),
