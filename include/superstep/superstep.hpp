@@ -31,6 +31,7 @@
 #include "superstep/state_snapshot.hpp"
 #include "superstep/store/base_store.hpp"
 #include "superstep/store/memory_store.hpp"
+#include "superstep/async_stream.hpp"
 #include "superstep/stream.hpp"
 #include "superstep/task.hpp"
 #include "superstep/typed.hpp"

@@ -1,6 +1,7 @@
 #include "superstep/graph/compiled_state_graph.hpp"
 
 #include "pregel/program.hpp"
+#include "graph/run_ready.hpp"
 #include "pregel/loop.hpp"
 
 namespace superstep {
@@ -26,25 +27,12 @@ json CompiledStateGraph::invoke(const Command& input, const RunConfig& config) c
 }
 
 namespace {
-/// Suspends an asynchronous driver until its run's step is done; it resumes on the executor.
-struct StepDone {
-  internal::PregelLoop* run;
-  ThreadPool* executor;  // owned by the driver's frame (a plain pointer: see below)
-  bool await_ready() const noexcept { return false; }
-  bool await_suspend(std::coroutine_handle<> h) {
-    // A plain pointer: the driver's frame owns the executor until the run ends, and a copy of
-    // the shared_ptr here could be its last owner, released on one of its own threads.
-    return run->wake_when_step_done([h, pool = executor] { pool->submit([h] { h.resume(); }); });
-  }
-  void await_resume() const noexcept {}
-};
-
 Task<json> drive(std::unique_ptr<internal::PregelLoop> run, std::shared_ptr<ThreadPool> executor) {
   for (;;) {
     bool pending = false;
     std::optional<StreamPart> part = run->next(&pending);
     if (pending) {
-      co_await StepDone{run.get(), executor.get()};
+      co_await internal::RunReady{run.get(), executor.get()};
       continue;
     }
     if (!part) break;
@@ -71,6 +59,15 @@ Task<json> CompiledStateGraph::ainvoke(Command input, RunConfig config) const {
 
 Stream CompiledStateGraph::stream(const Command& input, const RunConfig& config, std::vector<StreamMode> modes) const {
   return Stream(std::make_unique<internal::PregelLoop>(data_, input, config, modes));
+}
+
+AsyncStream CompiledStateGraph::astream(const json& input, const RunConfig& config, std::vector<StreamMode> modes) const {
+  return AsyncStream(std::make_unique<internal::PregelLoop>(data_, input, config, modes), data_->executor);
+}
+
+AsyncStream CompiledStateGraph::astream(const Command& input, const RunConfig& config,
+                                        std::vector<StreamMode> modes) const {
+  return AsyncStream(std::make_unique<internal::PregelLoop>(data_, input, config, modes), data_->executor);
 }
 
 namespace {

@@ -187,7 +187,7 @@ std::optional<StreamPart> PregelLoop::next(bool* pending) {
       return p;
     }
     if (phase_ == Phase::done) return std::nullopt;
-    if (pending && phase_ == Phase::running && !(runner_.solo() && s_.out.done_inline()) && !s_.out.is_step_done()) {
+    if (pending && phase_ == Phase::running && !(runner_.solo() && s_.out.done_inline()) && !s_.out.ready()) {
       *pending = true;
       return std::nullopt;
     }

@@ -53,13 +53,13 @@ class PregelLoop final : private RunnerHost {
   PregelLoop& operator=(const PregelLoop&) = delete;
 
   /// The next stream part, or nullopt when the run has ended. Throws the run's error.
-  /// `pending` (an asynchronous driver): instead of blocking while a step runs, returns nullopt
-  /// with *pending = true; wake_when_step_done() then says when to call again.
+  /// `pending` (an asynchronous consumer): instead of blocking while a step runs with no part
+  /// to yield, returns nullopt with *pending = true; wake_when_ready() then says when to call again.
   std::optional<StreamPart> next(bool* pending = nullptr);
-  /// For an asynchronous driver: arranges for `wake` to be called (once, from the thread that
-  /// finishes the step) when the running step is done. Returns false, without keeping `wake`,
-  /// when it is done already.
-  bool wake_when_step_done(std::function<void()> wake) { return s_.out.wake_when_step_done(std::move(wake)); }
+  /// For an asynchronous consumer: arranges for `wake` to be called (once, from the thread that
+  /// emits a part or finishes the step) when next() has something to do without blocking.
+  /// Returns false, without keeping `wake`, when it has already.
+  bool wake_when_ready(std::function<void()> wake) { return s_.out.wake_when_ready(std::move(wake)); }
   /// The current state (every key with a value).
   json state_json() const { return s_.state_json(); }
   /// The result of invoke: the state, plus `__interrupt__` when the run paused. `take` moves

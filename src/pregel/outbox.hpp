@@ -1,6 +1,6 @@
 // Outbox: what the threads running a step tell the consumer's thread. Tasks (on any thread) emit
-// stream parts; the runner says the step is done (and wakes an asynchronous driver); the loop, on
-// the consumer's thread, collects both. One mutex guards the parts, the done flag and the wake-up,
+// stream parts; the runner says the step is done; either wakes an asynchronous consumer; the
+// loop, on the consumer's thread, collects both. One mutex guards the parts, the done flag and the wake-up,
 // so a consumer waiting for either never misses one.
 #pragma once
 
@@ -30,21 +30,29 @@ class Outbox {
   void emit(StreamMode mode, json data) { emit_part(StreamPart{mode, {}, std::move(data)}); }
   void emit_part(StreamPart part) {
     if (!wants(part.mode)) return;
+    std::function<void()> wake;
     {
       std::lock_guard lock(mutex_);
       parts_.push_back(std::move(part));
+      wake = std::move(wake_);
+      wake_ = nullptr;
     }
     cv_.notify_all();
+    if (wake) wake();
   }
   /// Parts yielded one after the other, with no other thread's part in between (those wanted).
   void emit_together(std::vector<StreamPart> parts) {
     std::erase_if(parts, [&](const StreamPart& p) { return !wants(p.mode); });
     if (parts.empty()) return;
+    std::function<void()> wake;
     {
       std::lock_guard lock(mutex_);
       for (StreamPart& p : parts) parts_.push_back(std::move(p));
+      wake = std::move(wake_);
+      wake_ = nullptr;
     }
     cv_.notify_all();
+    if (wake) wake();
   }
   /// `messages` mode: records a message id as sent; false when it was sent before.
   bool first_sent(const std::string& id) {
@@ -58,7 +66,7 @@ class Outbox {
   /// The consumer's own thread ran the step's only task: nobody waits, no lock.
   void step_done_inline() noexcept { step_done_ = true; }
   bool done_inline() const noexcept { return step_done_; }
-  /// The step's last task finished (any thread): wakes the consumer and an asynchronous driver.
+  /// The step's last task finished (any thread): wakes the consumer and an asynchronous one.
   void step_done() {
     std::function<void()> wake;
     {
@@ -70,14 +78,16 @@ class Outbox {
     }
     if (wake) wake();
   }
-  bool is_step_done() const {
+  /// The step is done or a part waits to be collected: collect() would not wait.
+  bool ready() const {
     std::lock_guard lock(mutex_);
-    return step_done_;
+    return step_done_ || !parts_.empty();
   }
-  /// Arranges for `wake` to be called once the step is done; false, keeping nothing, when it is.
-  bool wake_when_step_done(std::function<void()> wake) {
+  /// Arranges for `wake` to be called once (from the thread that emits a part or finishes the
+  /// step) when ready() becomes true; false, keeping nothing, when it is already.
+  bool wake_when_ready(std::function<void()> wake) {
     std::lock_guard lock(mutex_);
-    if (step_done_) return false;
+    if (step_done_ || !parts_.empty()) return false;
     wake_ = std::move(wake);
     return true;
   }

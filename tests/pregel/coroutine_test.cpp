@@ -253,3 +253,87 @@ TEST(AsyncInvoke, ErrorsAndInterruptsReachTheAwaiter) {
   json done = sp::sync_wait(paused_app.ainvoke(sp::Command{.resume = "yes"}, cfg));
   EXPECT_EQ(done["trace"], json({"yes"}));
 }
+
+// --- astream: the stream as a coroutine ---
+
+namespace {
+sp::Task<std::vector<sp::StreamPart>> drain(sp::AsyncStream s, std::function<void(const sp::StreamPart&)> seen = {}) {
+  std::vector<sp::StreamPart> parts;
+  while (std::optional<sp::StreamPart> part = co_await s.next()) {
+    if (seen) seen(*part);
+    parts.push_back(std::move(*part));
+  }
+  co_return parts;
+}
+}  // namespace
+
+TEST(AStream, APartEmittedInsideANodeArrivesWhileTheNodeStillRuns) {
+  // The node emits a custom part, then waits (awaiting, holding no thread) until the consumer has
+  // received it: if parts reached the consumer only at the step's end, the node would time out.
+  std::atomic<bool> received{false};
+  sp::StateGraph g(trace_schema());
+  g.add_node("talk", [&](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    rt.stream_writer(json{{"said", "hello"}});
+    for (int i = 0; i < 2000 && !received; ++i) co_await sp::sleep_for(rt, 1ms);
+    co_return json{{"trace", {received ? "heard" : "timed out"}}};
+  });
+  g.add_edge(sp::START, "talk");
+  auto app = g.compile({.executor = pool(2)});
+  auto parts = sp::sync_wait(drain(app.astream(json::object(), {}, {sp::StreamMode::custom, sp::StreamMode::updates}),
+                                   [&](const sp::StreamPart& p) {
+                                     if (p.mode == sp::StreamMode::custom) received = true;
+                                   }));
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].mode, sp::StreamMode::custom);
+  EXPECT_EQ(parts[0].data, (json{{"said", "hello"}}));
+  EXPECT_EQ(parts[1].mode, sp::StreamMode::updates);
+  EXPECT_EQ(parts[1].data, (json{{"talk", {{"trace", {"heard"}}}}}));
+}
+
+TEST(AStream, GivesTheSamePartsAsStreamAndReportsTheRunsError) {
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", tracer("a")).add_node("b", tracer("b")).add_node("c", tracer("c"));
+  g.add_edge(sp::START, "a").add_edge(sp::START, "b").add_edge({"a", "b"}, "c");
+  auto app = g.compile({.executor = pool(2)});
+  std::vector<json> sync_parts, async_parts;
+  for (const auto& p : app.stream(json{{"n", 1}}, {}, {sp::StreamMode::values})) sync_parts.push_back(p.data);
+  for (const auto& p : sp::sync_wait(drain(app.astream(json{{"n", 1}}, {}, {sp::StreamMode::values}))))
+    async_parts.push_back(p.data);
+  EXPECT_EQ(async_parts, sync_parts);
+  EXPECT_EQ(async_parts.back()["trace"], json({"a", "b", "c"}));
+
+  sp::StateGraph bad(trace_schema());
+  bad.add_node("boom", [](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    co_await sp::sleep_for(rt, 1ms);
+    throw std::runtime_error("disk on fire");
+  });
+  bad.add_edge(sp::START, "boom");
+  auto failing = bad.compile({.executor = pool(2)});
+  EXPECT_THROW(sp::sync_wait(drain(failing.astream(json::object()))), sp::NodeError);
+}
+
+TEST(AStream, HundredsOfOpenStreamsShareTwoWorkerThreads) {
+  // Every stream's node awaits a timer; all are suspended at once, consumers included, on a
+  // two-worker executor (a consumer blocking a worker would cap the peak at two).
+  constexpr int kStreams = 300;
+  std::atomic<int> waiting{0}, peak{0};
+  sp::StateGraph g(trace_schema());
+  g.add_node("io", [&](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    int w = ++waiting;
+    int p = peak.load();
+    while (w > p && !peak.compare_exchange_weak(p, w)) {
+    }
+    rt.stream_writer(json{{"waiting", true}});
+    co_await sp::sleep_for(rt, 100ms);
+    --waiting;
+    co_return json{{"trace", {"io"}}};
+  });
+  g.add_edge(sp::START, "io");
+  auto app = g.compile({.executor = pool(2)});
+  std::vector<sp::Task<std::vector<sp::StreamPart>>> streams;
+  for (int i = 0; i < kStreams; ++i)
+    streams.push_back(drain(app.astream(json::object(), {}, {sp::StreamMode::custom, sp::StreamMode::updates})));
+  auto all = sp::sync_wait(sp::when_all(std::move(streams)));
+  EXPECT_EQ(peak, kStreams);
+  for (const auto& parts : all) EXPECT_EQ(parts.size(), 2u);
+}

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "superstep/async_stream.hpp"
 #include "superstep/config.hpp"
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/json.hpp"
@@ -55,6 +56,12 @@ class CompiledStateGraph {
                 std::vector<StreamMode> modes = {StreamMode::updates}) const;
   Stream stream(const Command& input, const RunConfig& config = {},
                 std::vector<StreamMode> modes = {StreamMode::updates}) const;
+  /// stream as a coroutine (async_stream.hpp): `co_await s.next()` holds no thread while a step
+  /// runs, and gives each part as soon as a task emits it. Bad input is reported here, as stream.
+  AsyncStream astream(const json& input, const RunConfig& config = {},
+                      std::vector<StreamMode> modes = {StreamMode::updates}) const;
+  AsyncStream astream(const Command& input, const RunConfig& config = {},
+                      std::vector<StreamMode> modes = {StreamMode::updates}) const;
 
   // --- persistence (needs a checkpointer; `config.thread_id` names the thread) ---
 
