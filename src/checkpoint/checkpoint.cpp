@@ -72,6 +72,10 @@ json CheckpointTuple::to_json() const {
               {"pending_writes", std::move(writes)}};
 }
 
+CheckpointConfig CheckpointSaver::update_metadata(const CheckpointConfig& config, const json&) {
+  throw CheckpointError("update_metadata: this saver does not support it (thread '" + config.thread_id + "')");
+}
+
 std::unique_ptr<ThreadClaim> CheckpointSaver::claim_thread(const std::string&, const std::string&) {
   return std::make_unique<ThreadClaim>();
 }
@@ -394,6 +398,28 @@ void parse_on_two_threads(std::size_t n, const std::function<void(std::size_t fr
 
 void require_thread(const CheckpointConfig& config, const char* operation) {
   if (config.thread_id.empty()) throw CheckpointError(std::string(operation) + ": config has no thread_id");
+}
+
+void check_metadata_patch(const CheckpointConfig& config, const json& patch) {
+  require_thread(config, "update_metadata");
+  if (!patch.is_object())
+    throw CheckpointError("update_metadata: thread '" + config.thread_id + "': metadata must be an object, got " +
+                          patch.dump().substr(0, 120));
+}
+
+json merge_metadata(json stored, const json& patch) {
+  if (!stored.is_object()) stored = json::object();
+  for (const auto& [k, v] : patch.items()) {
+    if (v.is_null()) stored.erase(k);
+    else stored[k] = v;
+  }
+  return stored;
+}
+
+void no_checkpoint_to_update(const CheckpointConfig& config) {
+  throw CheckpointError("update_metadata: thread '" + config.thread_id + "'" +
+                        (config.checkpoint_ns.empty() ? "" : " (namespace '" + config.checkpoint_ns + "')") +
+                        (config.checkpoint_id ? " has no checkpoint '" + *config.checkpoint_id + "'" : " has no checkpoint"));
 }
 
 CheckpointTuple make_tuple(const std::string& thread, const std::string& ns, const std::string& id,

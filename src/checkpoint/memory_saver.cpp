@@ -173,6 +173,17 @@ std::vector<CheckpointTuple> InMemorySaver::list(const CheckpointQuery& query) {
   return out;
 }
 
+CheckpointConfig InMemorySaver::update_metadata(const CheckpointConfig& config, const json& metadata) {
+  internal::check_metadata_patch(config, metadata);
+  std::lock_guard lock(mutex_);
+  auto of = data_->checkpoints.find({config.thread_id, config.checkpoint_ns});
+  if (of == data_->checkpoints.end() || of->second.empty()) internal::no_checkpoint_to_update(config);
+  auto it = config.checkpoint_id ? of->second.find(*config.checkpoint_id) : std::prev(of->second.end());
+  if (it == of->second.end()) internal::no_checkpoint_to_update(config);
+  it->second.metadata = internal::merge_metadata(std::move(it->second.metadata), metadata);
+  return CheckpointConfig{config.thread_id, config.checkpoint_ns, it->first};
+}
+
 void InMemorySaver::delete_thread(const std::string& thread_id) {
   std::lock_guard lock(mutex_);
   Data::erase_if(data_->checkpoints, [&](const auto& k) { return k.first == thread_id; });

@@ -589,6 +589,34 @@ std::vector<CheckpointTuple> PostgresSaver::list(const CheckpointQuery& q) {
   });
 }
 
+CheckpointConfig PostgresSaver::update_metadata(const CheckpointConfig& config, const json& metadata) {
+  internal::check_metadata_patch(config, metadata);
+  CheckpointConfig out{config.thread_id, config.checkpoint_ns, std::nullopt};
+  impl_->transaction([&](Conn& c) {
+    Params p;
+    p.bytes(config.thread_id).bytes(config.checkpoint_ns);
+    if (config.checkpoint_id) p.text(*config.checkpoint_id);
+    Result r = config.checkpoint_id
+                   ? c.run(nullptr,
+                           "SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = $1::bytea AND "
+                           "checkpoint_ns = $2::bytea AND checkpoint_id = $3 FOR UPDATE",
+                           p)
+                   : c.run(nullptr,
+                           "SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = $1::bytea AND "
+                           "checkpoint_ns = $2::bytea ORDER BY checkpoint_id DESC LIMIT 1 FOR UPDATE",
+                           p);
+    if (r.rows() == 0) internal::no_checkpoint_to_update(config);
+    std::string id = r.bytes(0, 0);
+    json merged = internal::merge_metadata(internal::parse_stored(r.bytes(0, 1), "metadata", config.thread_id, id), metadata);
+    c.run(nullptr,
+          "UPDATE checkpoints SET metadata = $4 WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND "
+          "checkpoint_id = $3",
+          Params().bytes(config.thread_id).bytes(config.checkpoint_ns).text(id).text(merged.dump()));
+    out.checkpoint_id = std::move(id);
+  });
+  return out;
+}
+
 void PostgresSaver::delete_thread(const std::string& thread_id) {
   impl_->with_conn([&](Conn& c) {
     return c.run("delete_thread",

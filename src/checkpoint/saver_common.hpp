@@ -148,6 +148,12 @@ class VersionResolver {
 bool keeps_changes(const CheckpointQuery& query, const json& stored, const std::string* next);
 /// Checks a config given to put/put_writes. Throws: CheckpointError naming what is missing.
 void require_thread(const CheckpointConfig& config, const char* operation);
+/// update_metadata: checks the config and the patch (an object). Throws CheckpointError.
+void check_metadata_patch(const CheckpointConfig& config, const json& patch);
+/// update_metadata: `stored` with `patch` merged in (a key replaced, a null removing it).
+json merge_metadata(json stored, const json& patch);
+/// update_metadata: the error for a checkpoint that is not there.
+[[noreturn]] void no_checkpoint_to_update(const CheckpointConfig& config);
 
 
 /// Rebuilds a tuple, its values read through `values`. A checkpoint still marked as changes

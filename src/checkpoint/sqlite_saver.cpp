@@ -627,6 +627,32 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
   });
 }
 
+CheckpointConfig SqliteSaver::update_metadata(const CheckpointConfig& config, const json& metadata) {
+  internal::check_metadata_patch(config, metadata);
+  std::lock_guard lock(impl_->mutex);
+  CheckpointConfig out{config.thread_id, config.checkpoint_ns, std::nullopt};
+  impl_->write([&] {
+    Stmt read(impl_->db, config.checkpoint_id
+                             ? "SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = ?1 AND "
+                               "checkpoint_ns = ?2 AND checkpoint_id = ?3"
+                             : "SELECT checkpoint_id, metadata FROM checkpoints WHERE thread_id = ?1 AND "
+                               "checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1");
+    read.bind(1, config.thread_id).bind(2, config.checkpoint_ns);
+    if (config.checkpoint_id) read.bind(3, *config.checkpoint_id);
+    if (!read.step()) internal::no_checkpoint_to_update(config);
+    std::string id = read.text(0);
+    json merged = internal::merge_metadata(internal::parse_stored(read.view(1), "metadata", config.thread_id, id), metadata);
+    Stmt(impl_->db, "UPDATE checkpoints SET metadata = ?4 WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3")
+        .bind(1, config.thread_id)
+        .bind(2, config.checkpoint_ns)
+        .bind(3, id)
+        .bind(4, merged.dump())
+        .run();
+    out.checkpoint_id = std::move(id);
+  });
+  return out;
+}
+
 void SqliteSaver::delete_thread(const std::string& thread_id) {
   std::lock_guard lock(impl_->mutex);
   impl_->write([&] {

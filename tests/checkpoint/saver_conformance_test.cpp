@@ -59,6 +59,39 @@ TEST_P(SaverConformance, PutThenGetLatestAndById) {
   EXPECT_FALSE(saver->get_tuple({"t1", "other-ns", std::nullopt}).has_value());
 }
 
+TEST_P(SaverConformance, UpdateMetadataMergesIntoTheNamedOrTheNewestCheckpoint) {
+  auto c1 = saver->put({"t1", "", std::nullopt}, cp("0001", {{"a", 1}}, {{"a", 1}}), {{"source", "input"}, {"step", -1}},
+                       {{"a", 1}});
+  saver->put(c1, cp("0002", {{"a", 2}}, {{"a", 2}}), {{"source", "loop"}, {"step", 0}, {"tag", "x"}}, {{"a", 2}});
+  saver->put({"t1", "ns", std::nullopt}, cp("0003", {{"a", 1}}, {{"a", 1}}), {{"source", "input"}}, {{"a", 1}});
+  // No checkpoint id: the newest of the namespace. A key replaced, one added, a null removes one.
+  auto updated = saver->update_metadata({"t1", "", std::nullopt}, {{"tag", "y"}, {"reviewed", true}, {"step", nullptr}});
+  EXPECT_EQ(updated.checkpoint_id, "0002");
+  EXPECT_EQ(saver->get_tuple({"t1", "", "0002"})->metadata, json({{"source", "loop"}, {"tag", "y"}, {"reviewed", true}}));
+  // A named checkpoint; the others are untouched (the other namespace too).
+  EXPECT_EQ(saver->update_metadata({"t1", "", "0001"}, {{"note", "first"}}).checkpoint_id, "0001");
+  EXPECT_EQ(saver->get_tuple({"t1", "", "0001"})->metadata, json({{"source", "input"}, {"step", -1}, {"note", "first"}}));
+  EXPECT_EQ(saver->get_tuple({"t1", "ns", std::nullopt})->metadata, json({{"source", "input"}}));
+  // list() filters see the new metadata; values and parents are unchanged.
+  auto hits = saver->list({.thread_id = "t1", .checkpoint_ns = "", .filter = {{"reviewed", true}}});
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].checkpoint.id, "0002");
+  EXPECT_EQ(hits[0].checkpoint.channel_values, json({{"a", 2}}));
+  EXPECT_EQ(hits[0].parent_config->checkpoint_id, "0001");
+  // Errors name the problem: no such checkpoint or thread, a patch that is not an object.
+  for (const sp::CheckpointConfig& missing : {sp::CheckpointConfig{"t1", "", "nope"}, sp::CheckpointConfig{"t2", "", std::nullopt}}) {
+    try {
+      saver->update_metadata(missing, {{"x", 1}});
+      ADD_FAILURE() << "no error";
+    } catch (const sp::CheckpointError& e) {
+      EXPECT_NE(std::string(e.what()).find("has no checkpoint"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'" + missing.thread_id + "'"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(saver->update_metadata({"t1", "", std::nullopt}, json::array({1})), sp::CheckpointError);
+  EXPECT_THROW(saver->update_metadata({"", "", std::nullopt}, {{"x", 1}}), sp::CheckpointError);
+}
+
 TEST_P(SaverConformance, ValuesAreStoredOnlyForNewVersions) {
   saver->put({"t", "", std::nullopt}, cp("1", {{"a", "kept"}}, {{"a", 1}}), json::object(), json::object());
   auto t = saver->get_tuple({"t", "", std::nullopt});

@@ -21,6 +21,7 @@ class InMemorySaver final : public DeltaCheckpointSaver {
                   const std::string& task_id, const std::string& task_path = "") override;
   std::optional<CheckpointTuple> get_tuple(const CheckpointConfig& config) override;
   std::vector<CheckpointTuple> list(const CheckpointQuery& query) override;
+  CheckpointConfig update_metadata(const CheckpointConfig& config, const json& metadata) override;
   void delete_thread(const std::string& thread_id) override;
   void copy_thread(const std::string& from, const std::string& to) override;
   void prune(const std::vector<std::string>& thread_ids, bool keep_latest = true) override;

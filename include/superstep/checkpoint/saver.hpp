@@ -108,6 +108,13 @@ class CheckpointSaver {
   virtual std::optional<CheckpointTuple> get_tuple(const CheckpointConfig& config) = 0;
   /// Matching checkpoints, newest first (threads and namespaces in sorted order).
   virtual std::vector<CheckpointTuple> list(const CheckpointQuery& query) = 0;
+  /// Merges `metadata` (an object) into the stored metadata of checkpoint `config.checkpoint_id`
+  /// (the thread's newest in `config.checkpoint_ns` when unset), key by key as a JSON merge
+  /// patch's top level: a key given replaces the stored one, a null removes it (the server's
+  /// `PATCH /threads/{id}/state`). Returns the checkpoint's config. Throws CheckpointError naming
+  /// the thread when there is no such checkpoint or `metadata` is not an object. The default
+  /// (a user's own saver) throws that it is not supported.
+  virtual CheckpointConfig update_metadata(const CheckpointConfig& config, const json& metadata);
   /// Removes every checkpoint, value and write of a thread (all namespaces).
   virtual void delete_thread(const std::string& thread_id) = 0;
   /// Copies all of `from` (checkpoints, values, writes) to thread `to`, replacing `to`.
