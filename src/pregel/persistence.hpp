@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "pregel/run_state.hpp"
-#include "superstep/interrupt.hpp"
-#include "superstep/state_snapshot.hpp"
 #include "pregel/save_queue.hpp"
 #include "superstep/checkpoint/saver.hpp"
+#include "superstep/interrupt.hpp"
+#include "superstep/state_snapshot.hpp"
 
 namespace superstep::internal {
 

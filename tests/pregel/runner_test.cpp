@@ -81,6 +81,13 @@ class Step {
     return solo;
   }
   void apply() { apply_writes(*s_.g, s_.cs, s_.tasks, s_.step++); }
+  /// Runs and applies the __start__ step, then plans the step after it.
+  void past_start(PregelRunner& runner) {
+    plan();
+    run(runner, true);
+    apply();
+    plan();
+  }
   ExecutableTask& task(const std::string& name) {
     for (auto& t : s_.tasks)
       if (t->node->name == name) return *t;
@@ -150,10 +157,7 @@ TEST(Runner, AFailedAttemptIsRetriedAndOnlyTheLastAttemptsWritesCount) {
   Step step(app, /*checkpointed=*/true);
   Host host;
   PregelRunner runner(step.state(), host);
-  step.plan();
-  step.run(runner, true);
-  step.apply();
-  step.plan();
+  step.past_start(runner);
   step.run(runner, /*inline_tasks=*/true);
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(step.task("b").attempt, 3);
@@ -186,10 +190,7 @@ TEST(Runner, AFailedTaskLetsItsSiblingsRunAndTellsThemTheStepFailed) {
   Host host;
   PregelRunner runner(step.state(), host);
   runner_of_b = &runner;
-  step.plan();
-  step.run(runner, true);
-  step.apply();
-  step.plan();
+  step.past_start(runner);
   // One worker and this thread: a and b run at once (b waits for a), then c.
   step.run(runner, /*inline_tasks=*/true);
   EXPECT_TRUE(step.task("a").error);
@@ -214,10 +215,7 @@ TEST(Runner, ASaverRefusalFailsTheTaskAsTheEnginesErrorAndSkipsTasksNotStarted) 
   Host host;
   host.refuse = "a";
   PregelRunner runner(step.state(), host);
-  step.plan();
-  step.run(runner, true);
-  step.apply();
-  step.plan();
+  step.past_start(runner);
   step.state().config.max_concurrency = 1;  // one at a time, in plan order: b and c start after a's refusal
   step.run(runner, /*inline_tasks=*/true);
   ExecutableTask& a = step.task("a");
@@ -238,10 +236,7 @@ TEST(Runner, ACoroutineNodeFinishesWhereItResumesAndItsResultIsCollected) {
   Step step(app);
   Host host;
   PregelRunner runner(step.state(), host);
-  step.plan();
-  step.run(runner, true);
-  step.apply();
-  step.plan();
+  step.past_start(runner);
   EXPECT_FALSE(step.run(runner, /*inline_tasks=*/true));
   EXPECT_EQ(step.writes("a"), (json{{"trace", {"a"}}}));
   EXPECT_EQ(host.streamed.size(), 3u);
@@ -254,10 +249,7 @@ TEST(Runner, ARunStreamingNoModeSavesEachTaskButStreamsNone) {
   Step step(app, /*checkpointed=*/true, /*modes=*/{});
   Host host;
   PregelRunner runner(step.state(), host);
-  step.plan();
-  step.run(runner, true);
-  step.apply();
-  step.plan();
+  step.past_start(runner);
   step.run(runner, /*inline_tasks=*/true);
   EXPECT_TRUE(host.streamed.empty());
   EXPECT_EQ(host.saved.size(), 4u);  // __start__, a, b, c
