@@ -20,6 +20,7 @@
 #include <unordered_map>
 
 #include "checkpoint/saver_common.hpp"
+#include "checkpoint/sqlite_schema.hpp"
 #include "internal/sqlite.hpp"
 #include "superstep/errors.hpp"
 
@@ -33,100 +34,8 @@ namespace sqlite = internal::sqlite;
 
 namespace {
 
-constexpr int kSchemaVersion = 5;
-
-const char* const kMigrations[] = {
-    // 1: the three tables of the contract.
-    R"sql(
-CREATE TABLE IF NOT EXISTS checkpoints (
-  thread_id TEXT NOT NULL,
-  checkpoint_ns TEXT NOT NULL DEFAULT '',
-  checkpoint_id TEXT NOT NULL,
-  parent_checkpoint_id TEXT,
-  checkpoint TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
-);
-CREATE TABLE IF NOT EXISTS checkpoint_blobs (
-  thread_id TEXT NOT NULL,
-  checkpoint_ns TEXT NOT NULL DEFAULT '',
-  channel TEXT NOT NULL,
-  version TEXT NOT NULL,
-  value TEXT NOT NULL,
-  PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
-);
-CREATE TABLE IF NOT EXISTS checkpoint_writes (
-  thread_id TEXT NOT NULL,
-  checkpoint_ns TEXT NOT NULL DEFAULT '',
-  checkpoint_id TEXT NOT NULL,
-  task_id TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  channel TEXT NOT NULL,
-  value TEXT NOT NULL,
-  task_path TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
-);
-)sql",
-    // 2: delta storage: a value with delta_base set holds the elements appended to the value
-    // at version delta_base.
-    R"sql(
-ALTER TABLE checkpoint_blobs ADD COLUMN delta_base TEXT;
-)sql",
-    // 3: which run holds a thread (claim_thread), so processes sharing the file do not run one
-    // thread twice at once.
-    R"sql(
-CREATE TABLE IF NOT EXISTS thread_claims (
-  thread_id TEXT NOT NULL,
-  checkpoint_ns TEXT NOT NULL,
-  owner TEXT NOT NULL,
-  host TEXT NOT NULL,
-  pid INTEGER NOT NULL,
-  PRIMARY KEY (thread_id, checkpoint_ns)
-);
-)sql",
-    // 4: a checkpoint's version maps may be stored as changes to its parent's (marked in the
-    // checkpoint text); no table changes, the version keeps older builds from misreading them.
-    R"sql(
-SELECT 1;
-)sql",
-    // 5: the values a step stored, all of one version, in one row (one insert per step instead
-    // of one per channel).
-    R"sql(
-CREATE TABLE IF NOT EXISTS checkpoint_version_values (
-  thread_id TEXT NOT NULL,
-  checkpoint_ns TEXT NOT NULL DEFAULT '',
-  version TEXT NOT NULL,
-  channel_values TEXT NOT NULL,
-  PRIMARY KEY (thread_id, checkpoint_ns, version)
-) WITHOUT ROWID;
-CREATE TABLE checkpoint_writes_5 (
-  thread_id TEXT NOT NULL,
-  checkpoint_ns TEXT NOT NULL DEFAULT '',
-  checkpoint_id TEXT NOT NULL,
-  task_id TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  channel TEXT NOT NULL,
-  value TEXT NOT NULL,
-  task_path TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
-) WITHOUT ROWID;
-INSERT INTO checkpoint_writes_5 SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, task_path FROM checkpoint_writes;
-DROP TABLE checkpoint_writes;
-ALTER TABLE checkpoint_writes_5 RENAME TO checkpoint_writes;
-CREATE TABLE checkpoints_5 (
-  thread_id TEXT NOT NULL,
-  checkpoint_ns TEXT NOT NULL DEFAULT '',
-  checkpoint_id TEXT NOT NULL,
-  parent_checkpoint_id TEXT,
-  checkpoint TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
-) WITHOUT ROWID;
-INSERT INTO checkpoints_5 SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints;
-DROP TABLE checkpoints;
-ALTER TABLE checkpoints_5 RENAME TO checkpoints;
-)sql",
-};
+using internal::sqlite_schema::kMigrations;
+using internal::sqlite_schema::kSchemaVersion;
 
 /// The value of `channel` in a checkpoint_version_values row ({channel: [value]}; see
 /// docs/checkpoint_schema.md), or nullopt.
