@@ -98,6 +98,33 @@ sp::CompiledStateGraph approval(sp::CompileOptions opts) {
   return g.compile(std::move(opts));
 }
 
+// sleep: one coroutine node that waits `seconds` on a timer (holding no thread), then sets done.
+sp::CompiledStateGraph sleep(sp::CompileOptions opts) {
+  sp::StateSchema s;
+  s.field("seconds").field("done");
+  sp::StateGraph g(s);
+  g.add_node("sleep", [](const sp::State& st, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    const json* v = st.find("seconds");
+    double seconds = v && v->is_number() ? v->get<double>() : 1.0;
+    co_await sp::sleep_for(rt, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds)));
+    co_return json{{"done", true}};
+  });
+  g.add_edge(sp::START, "sleep").add_edge("sleep", sp::END);
+  opts.name = "sleep";
+  return g.compile(std::move(opts));
+}
+
+// fail: a node that throws, to show how a failed run is reported.
+sp::CompiledStateGraph fail(sp::CompileOptions opts) {
+  sp::StateSchema s;
+  s.field("x");
+  sp::StateGraph g(s);
+  g.add_node("boom", [](const sp::State&) -> json { throw std::runtime_error("boom failed"); });
+  g.add_edge(sp::START, "boom").add_edge("boom", sp::END);
+  opts.name = "fail";
+  return g.compile(std::move(opts));
+}
+
 }  // namespace
 
 const std::vector<BuiltinGraph>& builtin_graphs() {
@@ -108,6 +135,8 @@ const std::vector<BuiltinGraph>& builtin_graphs() {
       {"join", "uneven branches joined with add_edge({a, b}, c)", json::object(), join},
       {"approval", "draft -> approve (pauses for a human: interrupt) -> publish; needs --thread",
        json{{"topic", "Lisbon"}}, approval},
+      {"sleep", "one node awaiting a timer of `seconds` (holds no thread), then done", json{{"seconds", 1}}, sleep},
+      {"fail", "a node that throws: the run fails with its error", json::object(), fail},
   };
   return graphs;
 }

@@ -6,6 +6,8 @@
 //   superstep state T [--db superstep.db]
 //   superstep history T [--db superstep.db] [--limit N]
 //   superstep draw NAME [--format mermaid|dot]
+//   superstep serve [--db superstep.db] [--host 127.0.0.1] [--port 2024] [--api-key K] [--workers N]
+//                   [--run-timeout S] [--grace S]
 // With --thread, a run is checkpointed in --db: a SQLite file, or a PostgreSQL database when --db
 // is a libpq connection string (`postgresql://...` or `host=... dbname=...`). The graph's name is
 // kept in the checkpoints' metadata, so resume/state/history find it from the thread alone.
@@ -15,6 +17,9 @@
 
 #include <superstep/checkpoint/postgres_saver.hpp>
 #include <superstep/checkpoint/sqlite_saver.hpp>
+#include <superstep/llm/openai_chat_model.hpp>
+#include <superstep/prebuilt/react_agent.hpp>
+#include <superstep/server/server.hpp>
 
 #include "builtin_graphs.hpp"
 
@@ -122,7 +127,44 @@ int main(int argc, char** argv) {
   draw->add_option("name", draw_name, "Graph name")->required();
   draw->add_option("--format", format, "mermaid or dot")->check(CLI::IsMember({"mermaid", "dot"}))->capture_default_str();
 
+  auto* serve = app.add_subcommand("serve", "Serve the built-in graphs over the LangGraph Platform API (the SDK's server)");
+  sp::server::ServerOptions server_options;
+  double run_timeout = 0, grace = 10;
+  serve->add_option("--db", server_options.database, "SQLite file, or PostgreSQL connection string")->capture_default_str();
+  serve->add_option("--host", server_options.host, "Address to listen on")->capture_default_str();
+  serve->add_option("--port", server_options.port, "Port (0: a free one)")->capture_default_str();
+  serve->add_option("--api-key", server_options.api_key, "Require this x-api-key on requests")->envname("SUPERSTEP_API_KEY");
+  serve->add_option("--workers", server_options.workers, "Runs executing at once")->capture_default_str();
+  serve->add_option("--run-timeout", run_timeout, "Seconds after which a run ends with status timeout (0: none)");
+  serve->add_option("--grace", grace, "Seconds running runs get to reach a superstep boundary on SIGINT/SIGTERM")
+      ->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
+  if (*serve) {
+    try {
+      server_options.run_timeout = std::chrono::milliseconds(static_cast<long long>(run_timeout * 1000));
+      server_options.grace = std::chrono::milliseconds(static_cast<long long>(grace * 1000));
+      sp::server::Server server(server_options);
+      for (const auto& g : cli::builtin_graphs())
+        server.add_graph(g.name, [&g](const sp::CompileOptions& o) { return g.build(o); });
+      if (std::getenv("OPENAI_BASE_URL") && std::getenv("SUPERSTEP_MODEL"))
+        server.add_graph("agent", [](const sp::CompileOptions& o) {
+          auto model = std::make_shared<sp::OpenAIChatModel>();
+          return sp::create_react_agent(model, {}, {.checkpointer = o.checkpointer, .store = o.store, .name = "agent"});
+        });
+      server.start();
+      std::cout << "superstep serve: listening on " << server.url() << " (database " << server_options.database
+                << "; graphs:";
+      for (const auto& g : cli::builtin_graphs()) std::cout << " " << g.name;
+      if (std::getenv("OPENAI_BASE_URL") && std::getenv("SUPERSTEP_MODEL")) std::cout << " agent";
+      std::cout << ")" << std::endl;
+      server.run();
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "superstep serve: " << e.what() << "\n";
+      return 1;
+    }
+  }
   try {
     if (*list) {
       for (const auto& g : cli::builtin_graphs()) std::cout << g.name << "\t" << g.description << "\n";

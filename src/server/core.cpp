@@ -1,0 +1,471 @@
+// Core: opening the database, assistants, threads and their state (runs are in runs.cpp).
+#include "server/core.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include "server/wire.hpp"
+#include "superstep/checkpoint/postgres_saver.hpp"
+#include "superstep/checkpoint/sqlite_saver.hpp"
+#include "superstep/store/postgres_store.hpp"
+#include "superstep/store/sqlite_store.hpp"
+
+namespace superstep::server {
+
+namespace {
+
+bool is_postgres(const std::string& db) {
+  return db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0 ||
+         db.find("dbname=") != std::string::npos || db.find("host=") != std::string::npos;
+}
+
+/// A page of `items` sorted by `sort_by` (a top-level field) in `sort_order`.
+json page(std::vector<const json*> items, const json& body, const char* default_sort, std::size_t* total) {
+  std::string sort_by = body.value("sort_by", std::string(default_sort));
+  std::string order = body.value("sort_order", std::string("desc"));
+  std::stable_sort(items.begin(), items.end(), [&](const json* a, const json* b) {
+    const json& x = a->contains(sort_by) ? (*a)[sort_by] : json(nullptr);
+    const json& y = b->contains(sort_by) ? (*b)[sort_by] : json(nullptr);
+    return order == "asc" ? x < y : y < x;
+  });
+  if (total) *total = items.size();
+  auto num = [&](const char* key, std::int64_t dflt) {
+    const json& v = body.contains(key) ? body[key] : json(nullptr);
+    if (v.is_null()) return dflt;
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+      throw HttpError(422, std::string("'") + key + "' must be a non-negative integer");
+    return v.get<std::int64_t>();
+  };
+  auto limit = static_cast<std::size_t>(num("limit", 10));
+  auto offset = static_cast<std::size_t>(num("offset", 0));
+  json out = json::array();
+  json select = body.contains("select") ? body["select"] : json(nullptr);
+  for (std::size_t i = offset; i < items.size() && out.size() < limit; ++i) {
+    if (select.is_array() && !select.empty()) {
+      json picked = json::object();
+      for (const auto& f : select)
+        if (f.is_string() && items[i]->contains(f.get<std::string>())) picked[f.get<std::string>()] = (*items[i])[f.get<std::string>()];
+      out.push_back(std::move(picked));
+    } else {
+      out.push_back(*items[i]);
+    }
+  }
+  return out;
+}
+
+void require_object(const json& body, const char* what) {
+  if (!body.is_object()) throw HttpError(422, std::string(what) + ": the body must be a JSON object");
+}
+
+}  // namespace
+
+bool RunSlot::done() const {
+  const std::string& s = doc["status"].get_ref<const std::string&>();
+  return s != "pending" && s != "running";
+}
+
+Core::Core(ServerOptions options, std::vector<GraphEntry> graphs, boost::asio::io_context& io)
+    : options_(std::move(options)), graphs_(std::move(graphs)), io_(io) {}
+
+Core::~Core() = default;
+
+void Core::log_line(const std::string& line) const {
+  if (options_.log) std::cerr << now_iso() << " " + line + "\n" << std::flush;
+}
+
+void Core::open() {
+  const std::string& db = options_.database;
+  if (db.empty()) throw Error("server: the database is empty: give a SQLite file or a PostgreSQL connection string");
+  if (is_postgres(db)) {
+    saver_ = std::make_shared<PostgresSaver>(db);
+    store_ = std::make_shared<PostgresStore>(db);
+  } else {
+    saver_ = std::make_shared<SqliteSaver>(db);
+    store_ = std::make_shared<SqliteStore>(db);
+  }
+  records_ = std::make_unique<Records>(store_);
+  CompileOptions opts{.checkpointer = saver_, .store = store_};
+  for (GraphEntry& g : graphs_)
+    if (g.build_once) g.fixed = g.factory(opts, json::object(), json::object());
+
+  std::lock_guard lock(mutex_);
+  for (json& a : records_->load("assistants")) assistants_[a["assistant_id"].get<std::string>()] = std::move(a);
+  for (const GraphEntry& g : graphs_) {
+    std::string id = system_assistant_id(g.id);
+    if (assistants_.count(id)) continue;
+    std::string now = now_iso();
+    json a = {{"assistant_id", id},   {"graph_id", g.id},     {"config", json::object()},
+              {"context", json::object()}, {"metadata", {{"created_by", "system"}}},
+              {"version", 1},         {"name", g.id},         {"description", nullptr},
+              {"created_at", now},    {"updated_at", now}};
+    records_->put("assistants", id, a);
+    assistants_[id] = std::move(a);
+  }
+  for (json& t : records_->load("threads")) {
+    std::string id = t["thread_id"].get<std::string>();
+    threads_[id] = std::move(t);
+  }
+  std::vector<std::shared_ptr<RunSlot>> requeue;
+  for (json& r : records_->load("runs")) {
+    auto slot = std::make_shared<RunSlot>();
+    slot->attempt = r.value("attempt", 1);
+    slot->doc = std::move(r);
+    std::string status = slot->doc["status"];
+    if ((status == "running" || status == "pending") && slot->doc.value("started", false)) {
+      slot->attempt += 1;  // it was executing when the last process stopped: resume it
+      slot->doc["status"] = "pending";
+      slot->doc["attempt"] = slot->attempt;
+    }
+    slot->log = std::make_shared<EventLog>(static_cast<std::int64_t>(slot->attempt - 1) << 32);
+    if (!slot->done()) requeue.push_back(slot);
+    else slot->log->close();
+    runs_[slot->doc["run_id"].get<std::string>()] = slot;
+  }
+  std::sort(requeue.begin(), requeue.end(), [](const auto& a, const auto& b) {
+    return a->doc["created_at"].template get<std::string>() < b->doc["created_at"].template get<std::string>();
+  });
+  for (auto& slot : requeue) {
+    save_run(slot->doc);
+    enqueue_locked(slot);
+  }
+  // Threads left busy with nothing to run.
+  for (auto& [id, t] : threads_)
+    if (t["status"] == "busy" && thread_slots_[id].pending.empty()) {
+      t["status"] = "idle";
+      save_thread(t);
+    }
+  if (!requeue.empty()) log_line("resuming " + std::to_string(requeue.size()) + " run(s) left by the last process");
+  schedule_locked();
+}
+
+// --- records ---------------------------------------------------------------------------------
+
+json& Core::thread_doc(const std::string& id) {
+  if (!is_uuid(id)) throw HttpError(422, "thread_id '" + id + "' is not a UUID");
+  auto it = threads_.find(id);
+  if (it == threads_.end()) throw HttpError(404, "Thread with ID " + id + " not found");
+  return it->second;
+}
+
+void Core::save_thread(const json& doc) { records_->put("threads", doc["thread_id"].get<std::string>(), doc); }
+
+void Core::save_run(const json& doc) { records_->put("runs", doc["run_id"].get<std::string>(), doc); }
+
+const GraphEntry& Core::graph_entry(const std::string& graph_id) const {
+  for (const GraphEntry& g : graphs_)
+    if (g.id == graph_id) return g;
+  throw HttpError(404, "Graph '" + graph_id + "' is not served here");
+}
+
+const json& Core::resolve_assistant(const std::string& id_or_graph) {
+  auto it = assistants_.find(id_or_graph);
+  if (it != assistants_.end()) return it->second;
+  for (const GraphEntry& g : graphs_)
+    if (g.id == id_or_graph) return assistants_.at(system_assistant_id(g.id));
+  throw HttpError(404, "Assistant " + id_or_graph + " not found");
+}
+
+CompiledStateGraph Core::graph_for(const std::string& graph_id, const json& config, const json& context) {
+  const GraphEntry& g = graph_entry(graph_id);
+  if (g.fixed) return *g.fixed;
+  CompileOptions opts{.checkpointer = saver_, .store = store_};
+  return g.factory(opts, config, context);
+}
+
+CompiledStateGraph Core::graph_of_thread(const json& thread) {
+  const json& meta = thread["metadata"];
+  std::string graph_id = meta.is_object() ? meta.value("graph_id", std::string()) : std::string();
+  if (graph_id.empty())
+    throw HttpError(409, "Thread " + thread["thread_id"].get<std::string>() + " has no graph yet: run it first");
+  return graph_for(graph_id, json::object(), json::object());
+}
+
+// --- assistants ------------------------------------------------------------------------------
+
+json Core::search_assistants(const json& body, std::size_t* total) {
+  require_object(body, "assistants search");
+  std::lock_guard lock(mutex_);
+  std::vector<const json*> hits;
+  for (const auto& [id, a] : assistants_) {
+    if (body.contains("graph_id") && body["graph_id"].is_string() && a["graph_id"] != body["graph_id"]) continue;
+    if (body.contains("name") && body["name"].is_string() && a["name"] != body["name"]) continue;
+    if (body.contains("metadata") && !contains(a["metadata"], body["metadata"])) continue;
+    hits.push_back(&a);
+  }
+  return page(std::move(hits), body, "created_at", total);
+}
+
+json Core::count_assistants(const json& body) {
+  std::size_t total = 0;
+  json b = body.is_object() ? body : json::object();
+  b["limit"] = 0;
+  b.erase("offset");
+  search_assistants(b, &total);
+  return total;
+}
+
+json Core::get_assistant(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  return resolve_assistant(id);
+}
+
+json Core::assistant_graph(const std::string& id, bool xray) {
+  std::string graph_id;
+  {
+    std::lock_guard lock(mutex_);
+    graph_id = resolve_assistant(id)["graph_id"];
+  }
+  (void)xray;  // one level: subgraphs are drawn as their node
+  return graph_wire(graph_for(graph_id, json::object(), json::object()).get_graph());
+}
+
+// --- threads ---------------------------------------------------------------------------------
+
+json Core::create_thread(const json& body) {
+  require_object(body, "threads create");
+  std::string id = body.contains("thread_id") && body["thread_id"].is_string() ? body["thread_id"].get<std::string>() : new_uuid();
+  if (!is_uuid(id)) throw HttpError(422, "thread_id '" + id + "' is not a UUID");
+  json metadata = body.contains("metadata") && body["metadata"].is_object() ? body["metadata"] : json::object();
+  std::lock_guard lock(mutex_);
+  auto it = threads_.find(id);
+  if (it != threads_.end()) {
+    if (body.value("if_exists", std::string("raise")) == "do_nothing") return it->second;
+    throw HttpError(409, "Thread with ID " + id + " already exists");
+  }
+  std::string now = now_iso();
+  json t = {{"thread_id", id}, {"created_at", now}, {"updated_at", now}, {"metadata", metadata},
+            {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
+  save_thread(t);
+  return threads_[id] = std::move(t);
+}
+
+json Core::get_thread(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  return thread_doc(id);
+}
+
+json Core::search_threads(const json& body) {
+  require_object(body, "threads search");
+  std::lock_guard lock(mutex_);
+  std::vector<const json*> hits;
+  std::vector<std::string> ids;
+  if (body.contains("ids") && body["ids"].is_array())
+    for (const auto& i : body["ids"])
+      if (i.is_string()) ids.push_back(i);
+  for (const auto& [id, t] : threads_) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), id) == ids.end()) continue;
+    if (body.contains("status") && body["status"].is_string() && t["status"] != body["status"]) continue;
+    if (body.contains("metadata") && !contains(t["metadata"], body["metadata"])) continue;
+    if (body.contains("values") && body["values"].is_object() && !contains(t["values"], body["values"])) continue;
+    hits.push_back(&t);
+  }
+  return page(std::move(hits), body, "created_at", nullptr);
+}
+
+json Core::count_threads(const json& body) {
+  json b = body.is_object() ? body : json::object();
+  b["limit"] = std::numeric_limits<std::int64_t>::max();
+  b.erase("offset");
+  return search_threads(b).size();
+}
+
+json Core::patch_thread(const std::string& id, const json& body) {
+  require_object(body, "thread update");
+  std::lock_guard lock(mutex_);
+  json& t = thread_doc(id);
+  if (body.contains("metadata")) {
+    if (!body["metadata"].is_object()) throw HttpError(422, "thread update: 'metadata' must be an object");
+    for (auto it = body["metadata"].begin(); it != body["metadata"].end(); ++it) t["metadata"][it.key()] = *it;
+  }
+  t["updated_at"] = now_iso();
+  save_thread(t);
+  return t;
+}
+
+void Core::delete_thread(const std::string& id) {
+  std::vector<std::string> run_ids;
+  {
+    std::lock_guard lock(mutex_);
+    thread_doc(id);
+    auto& slot = thread_slots_[id];
+    for (auto& [rid, r] : runs_)
+      if (r->doc["thread_id"] == id) {
+        if (!r->done()) cancel_locked(r, "interrupt");
+        run_ids.push_back(rid);
+      }
+    (void)slot;
+    for (const auto& rid : run_ids) {
+      records_->remove("runs", rid);
+      runs_.erase(rid);
+    }
+    records_->remove("threads", id);
+    threads_.erase(id);
+    thread_slots_.erase(id);
+  }
+  saver_->delete_thread(id);
+}
+
+// --- thread state ----------------------------------------------------------------------------
+
+json Core::thread_state(const std::string& id, const std::optional<std::string>& checkpoint_id,
+                        const std::string& checkpoint_ns, bool subgraphs) {
+  json thread;
+  {
+    std::lock_guard lock(mutex_);
+    thread = thread_doc(id);
+  }
+  if (!thread["metadata"].is_object() || !thread["metadata"].contains("graph_id")) return empty_state_wire();
+  auto graph = graph_of_thread(thread);
+  RunConfig cfg{.thread_id = id, .checkpoint_id = checkpoint_id, .checkpoint_ns = checkpoint_ns};
+  try {
+    return state_wire(graph.get_state(cfg, subgraphs));
+  } catch (const CheckpointError& e) {
+    throw HttpError(404, e.what());
+  }
+}
+
+json Core::thread_history(const std::string& id, const json& body) {
+  require_object(body, "thread history");
+  json thread;
+  {
+    std::lock_guard lock(mutex_);
+    thread = thread_doc(id);
+  }
+  if (!thread["metadata"].is_object() || !thread["metadata"].contains("graph_id")) return json::array();
+  auto graph = graph_of_thread(thread);
+  RunConfig cfg{.thread_id = id};
+  if (body.contains("checkpoint") && body["checkpoint"].is_object()) {
+    const json& c = body["checkpoint"];
+    if (c.contains("checkpoint_id") && c["checkpoint_id"].is_string()) cfg.checkpoint_id = c["checkpoint_id"].get<std::string>();
+    if (c.contains("checkpoint_ns") && c["checkpoint_ns"].is_string()) cfg.checkpoint_ns = c["checkpoint_ns"];
+  }
+  std::optional<std::string> before;
+  if (body.contains("before")) {
+    const json& b = body["before"];
+    if (b.is_string()) before = b.get<std::string>();
+    else if (b.is_object() && b.contains("checkpoint_id") && b["checkpoint_id"].is_string()) before = b["checkpoint_id"].get<std::string>();
+    else if (b.is_object() && b.contains("configurable") && b["configurable"].is_object() &&
+             b["configurable"].contains("checkpoint_id"))
+      before = b["configurable"]["checkpoint_id"].get<std::string>();
+    else if (!b.is_null())
+      throw HttpError(422, "thread history: 'before' must be a checkpoint id, a checkpoint or a config");
+  }
+  std::size_t limit = 10;
+  if (body.contains("limit") && !body["limit"].is_null()) {
+    if (!body["limit"].is_number_integer() || body["limit"].get<std::int64_t>() < 0)
+      throw HttpError(422, "thread history: 'limit' must be a non-negative integer");
+    limit = body["limit"].get<std::size_t>();
+  }
+  json filter = body.contains("metadata") && body["metadata"].is_object() ? body["metadata"] : json(nullptr);
+  json out = json::array();
+  try {
+    for (const StateSnapshot& s : graph.get_state_history(cfg, filter, before, limit)) out.push_back(state_wire(s));
+  } catch (const CheckpointError& e) {
+    throw HttpError(404, e.what());
+  }
+  return out;
+}
+
+json Core::refresh_thread_locked(json& thread, const std::optional<std::string>& error) {
+  std::string id = thread["thread_id"];
+  auto& slot = thread_slots_[id];
+  bool busy = !slot.pending.empty() || !slot.running.empty();
+  StateSnapshot s;
+  bool have = false;
+  if (thread["metadata"].is_object() && thread["metadata"].contains("graph_id")) {
+    try {
+      s = graph_of_thread(thread).get_state({.thread_id = id});
+      have = s.config.checkpoint_id.has_value();
+    } catch (const std::exception& e) {
+      log_line("thread " + id + ": cannot read its state: " + e.what());
+    }
+  }
+  if (have) {
+    thread["values"] = s.values;
+    json interrupts = json::object();
+    for (const PregelTask& t : s.tasks)
+      if (!t.interrupts.empty()) {
+        json list = json::array();
+        for (const Interrupt& i : t.interrupts) list.push_back(i.to_json());
+        interrupts[t.id] = std::move(list);
+      }
+    thread["interrupts"] = std::move(interrupts);
+  }
+  if (busy) thread["status"] = "busy";
+  else if (error) thread["status"] = "error";
+  else if (have && !s.next.empty()) thread["status"] = "interrupted";
+  else thread["status"] = "idle";
+  if (error) thread["error"] = *error;
+  else thread.erase("error");
+  thread["updated_at"] = now_iso();
+  save_thread(thread);
+  return thread;
+}
+
+json Core::update_state(const std::string& id, const json& body) {
+  require_object(body, "thread state update");
+  json thread;
+  {
+    std::lock_guard lock(mutex_);
+    json& t = thread_doc(id);
+    auto& slot = thread_slots_[id];
+    if (!slot.pending.empty() || !slot.running.empty())
+      throw HttpError(409, "Thread " + id + " is busy: a run is pending or running");
+    thread = t;
+  }
+  auto graph = graph_of_thread(thread);
+  RunConfig cfg{.thread_id = id};
+  if (body.contains("checkpoint_id") && body["checkpoint_id"].is_string()) cfg.checkpoint_id = body["checkpoint_id"].get<std::string>();
+  if (body.contains("checkpoint") && body["checkpoint"].is_object()) {
+    const json& c = body["checkpoint"];
+    if (c.contains("checkpoint_id") && c["checkpoint_id"].is_string()) cfg.checkpoint_id = c["checkpoint_id"].get<std::string>();
+    if (c.contains("checkpoint_ns") && c["checkpoint_ns"].is_string()) cfg.checkpoint_ns = c["checkpoint_ns"];
+  }
+  std::string as_node = body.contains("as_node") && body["as_node"].is_string() ? body["as_node"].get<std::string>() : "";
+  json values = body.contains("values") ? body["values"] : json(nullptr);
+  RunConfig out;
+  try {
+    if (values.is_array()) {
+      for (const json& v : values) out = graph.update_state(cfg, v, as_node), cfg.checkpoint_id = out.checkpoint_id;
+      if (values.empty()) out = graph.update_state(cfg, nullptr, as_node);
+    } else {
+      out = graph.update_state(cfg, values, as_node);
+    }
+  } catch (const CheckpointError& e) {
+    throw HttpError(404, e.what());
+  } catch (const Error& e) {
+    throw HttpError(422, e.what());
+  }
+  {
+    std::lock_guard lock(mutex_);
+    auto it = threads_.find(id);
+    if (it != threads_.end()) refresh_thread_locked(it->second, std::nullopt);
+  }
+  return json{{"checkpoint", {{"thread_id", id}, {"checkpoint_ns", out.checkpoint_ns},
+                              {"checkpoint_id", out.checkpoint_id ? json(*out.checkpoint_id) : json(nullptr)}}}};
+}
+
+json Core::patch_state(const std::string& id, const json& body) {
+  require_object(body, "thread state patch");
+  {
+    std::lock_guard lock(mutex_);
+    thread_doc(id);
+  }
+  if (!body.contains("metadata") || !body["metadata"].is_object())
+    throw HttpError(422, "thread state patch: 'metadata' must be an object");
+  CheckpointConfig c{id, "", std::nullopt};
+  if (body.contains("checkpoint_id") && body["checkpoint_id"].is_string()) c.checkpoint_id = body["checkpoint_id"].get<std::string>();
+  if (body.contains("checkpoint") && body["checkpoint"].is_object()) {
+    const json& cp = body["checkpoint"];
+    if (cp.contains("checkpoint_id") && cp["checkpoint_id"].is_string()) c.checkpoint_id = cp["checkpoint_id"].get<std::string>();
+    if (cp.contains("checkpoint_ns") && cp["checkpoint_ns"].is_string()) c.checkpoint_ns = cp["checkpoint_ns"];
+  }
+  try {
+    saver_->update_metadata(c, body["metadata"]);
+  } catch (const CheckpointError& e) {
+    throw HttpError(404, e.what());
+  }
+  return json::object();
+}
+
+}  // namespace superstep::server

@@ -1,0 +1,155 @@
+// Core: the server's state and logic behind the HTTP routes: assistants, threads, runs, the run
+// queue and the executing runs. Everything is JSON in the wire shapes of the LangGraph Platform
+// API (../docs/server.md). One mutex guards the records; every change is written through to
+// the database (records.hpp) before the request that made it is answered, so a killed server
+// loses nothing it acknowledged. Runs execute on the graphs' executor as coroutines
+// (AsyncStream): a run waiting on a timer or a model holds no thread.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "server/event_log.hpp"
+#include "server/records.hpp"
+#include "superstep/checkpoint/saver.hpp"
+#include "superstep/server/server.hpp"
+#include "superstep/task.hpp"
+
+namespace superstep::server {
+
+/// A request the server refuses: the status and the `detail` of its JSON body.
+struct HttpError : std::runtime_error {
+  HttpError(unsigned status, const std::string& detail) : std::runtime_error(detail), status(status) {}
+  unsigned status;
+};
+
+struct GraphEntry {
+  std::string id;
+  GraphFactory factory;                      ///< per run (or once when build_once)
+  bool build_once = false;
+  std::optional<CompiledStateGraph> fixed;   ///< built once
+};
+
+/// A run while the server holds it in memory (pending, running, or ended recently).
+struct RunSlot {
+  json doc;                             ///< the wire Run, with "kwargs"
+  std::shared_ptr<EventLog> log;
+  std::stop_source stop;
+  std::string cancel_action;            ///< "interrupt" / "rollback" once cancelled
+  bool timed_out = false;
+  bool stopping_for_shutdown = false;
+  json last_values;                     ///< data of the last root `values` event
+  bool has_values = false;
+  json error;                           ///< {error, message} when it failed
+  std::chrono::steady_clock::time_point not_before;
+  int attempt = 1;
+  bool done() const;
+};
+
+class Core {
+ public:
+  Core(ServerOptions options, std::vector<GraphEntry> graphs, boost::asio::io_context& io);
+  ~Core();
+
+  /// Opens the database, loads the records, makes the system assistants, requeues runs left
+  /// pending or running.
+  void open();
+  /// Stops starting runs; stops executing ones at their next boundary (returned to pending).
+  /// Returns once they all ended or `grace` passed.
+  void shutdown(std::chrono::milliseconds grace);
+  const ServerOptions& options() const { return options_; }
+  void log_line(const std::string& line) const;
+
+  // Assistants
+  json search_assistants(const json& body, std::size_t* total = nullptr);
+  json get_assistant(const std::string& id);
+  json assistant_graph(const std::string& id, bool xray);
+  json count_assistants(const json& body);
+
+  // Threads
+  json create_thread(const json& body);
+  json get_thread(const std::string& id);
+  json search_threads(const json& body);
+  json count_threads(const json& body);
+  json patch_thread(const std::string& id, const json& body);
+  void delete_thread(const std::string& id);
+  json thread_state(const std::string& id, const std::optional<std::string>& checkpoint_id,
+                    const std::string& checkpoint_ns, bool subgraphs);
+  json thread_history(const std::string& id, const json& body);
+  json update_state(const std::string& id, const json& body);
+  json patch_state(const std::string& id, const json& body);
+
+  // Runs
+  struct Created {
+    json run;
+    std::shared_ptr<EventLog> log;
+  };
+  /// Validates and queues a run (thread-scoped when `thread_id` is set, else stateless).
+  Created create_run(const std::optional<std::string>& thread_id, const json& body);
+  json get_run(const std::optional<std::string>& thread_id, const std::string& run_id);
+  json list_runs(const std::string& thread_id, std::size_t limit, std::size_t offset, const std::string& status);
+  void delete_run(const std::string& thread_id, const std::string& run_id);
+  /// Cancels (interrupt or rollback); returns the run's log to wait on.
+  std::shared_ptr<EventLog> cancel_run(const std::optional<std::string>& thread_id, const std::string& run_id,
+                                       const std::string& action);
+  /// The log of a run to join (404 when unknown).
+  std::shared_ptr<EventLog> run_log(const std::optional<std::string>& thread_id, const std::string& run_id);
+  /// The body of runs.wait / runs.join once the run ended.
+  json wait_body(const std::string& run_id);
+
+ private:
+  struct ThreadSlot {
+    std::deque<std::string> pending;  ///< run ids, in order
+    std::string running;
+  };
+
+  // records (mutex held)
+  json& thread_doc(const std::string& id);
+  void save_thread(const json& doc);
+  void save_run(const json& doc);
+  const GraphEntry& graph_entry(const std::string& graph_id) const;
+  const json& resolve_assistant(const std::string& id_or_graph);
+  CompiledStateGraph graph_for(const std::string& graph_id, const json& config, const json& context);
+  CompiledStateGraph graph_of_thread(const json& thread);
+  json refresh_thread_locked(json& thread, const std::optional<std::string>& error);
+
+  // runs (runs.cpp)
+  void enqueue_locked(const std::shared_ptr<RunSlot>& run);
+  void schedule_locked();
+  void start_locked(const std::shared_ptr<RunSlot>& run);
+  Task<void> drive(std::shared_ptr<RunSlot> run, CompiledStateGraph graph, RunConfig config,
+                   std::vector<StreamMode> modes, bool resume_own);
+  void finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error);
+  void cancel_locked(const std::shared_ptr<RunSlot>& run, const std::string& action);
+  void emit(RunSlot& run, const StreamPart& part);
+  std::shared_ptr<RunSlot> find_run_locked(const std::optional<std::string>& thread_id, const std::string& run_id);
+  void arm_timer(std::chrono::steady_clock::time_point when, std::function<void()> fn);
+
+  ServerOptions options_;
+  std::vector<GraphEntry> graphs_;
+  boost::asio::io_context& io_;
+  std::shared_ptr<CheckpointSaver> saver_;
+  std::shared_ptr<BaseStore> store_;
+  std::unique_ptr<Records> records_;
+
+  mutable std::mutex mutex_;
+  std::map<std::string, json> assistants_;  ///< by assistant_id
+  std::unordered_map<std::string, json> threads_;
+  std::unordered_map<std::string, ThreadSlot> thread_slots_;
+  std::unordered_map<std::string, std::shared_ptr<RunSlot>> runs_;
+  std::deque<std::string> queue_;  ///< pending run ids in creation order
+  std::size_t executing_ = 0;
+  bool shutting_down_ = false;
+  std::condition_variable idle_;
+};
+
+}  // namespace superstep::server

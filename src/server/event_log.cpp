@@ -1,0 +1,73 @@
+#include "server/event_log.hpp"
+
+namespace superstep::server {
+
+std::int64_t EventLog::append(std::string name, std::string data) {
+  std::int64_t id;
+  {
+    std::lock_guard lock(mutex_);
+    id = next_id_++;
+    bytes_ += name.size() + data.size();
+    events_.push_back(Event{id, std::move(name), std::move(data)});
+    while (events_.size() > max_events || (bytes_ > max_bytes && events_.size() > 1)) {
+      bytes_ -= events_.front().name.size() + events_.front().data.size();
+      events_.pop_front();
+    }
+  }
+  wake_all();
+  return id;
+}
+
+void EventLog::close() {
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return;
+    closed_ = true;
+  }
+  wake_all();
+}
+
+EventLog::Read EventLog::read_after(std::int64_t after) const {
+  Read r;
+  std::lock_guard lock(mutex_);
+  r.closed = closed_;
+  if (events_.empty() || events_.back().id <= after) return r;
+  std::size_t start = 0;
+  if (after >= events_.front().id) start = static_cast<std::size_t>(after - events_.front().id + 1);
+  for (std::size_t i = start; i < events_.size(); ++i) r.events.push_back(events_[i]);
+  return r;
+}
+
+std::int64_t EventLog::next_id() const {
+  std::lock_guard lock(mutex_);
+  return next_id_;
+}
+
+bool EventLog::closed() const {
+  std::lock_guard lock(mutex_);
+  return closed_;
+}
+
+std::uint64_t EventLog::subscribe(Waker wake) {
+  std::lock_guard lock(mutex_);
+  std::uint64_t t = next_token_++;
+  wakers_.emplace(t, std::move(wake));
+  return t;
+}
+
+void EventLog::unsubscribe(std::uint64_t token) {
+  std::lock_guard lock(mutex_);
+  wakers_.erase(token);
+}
+
+void EventLog::wake_all() {
+  std::vector<Waker> wakers;
+  {
+    std::lock_guard lock(mutex_);
+    wakers.reserve(wakers_.size());
+    for (auto& [t, w] : wakers_) wakers.push_back(w);
+  }
+  for (auto& w : wakers) w();
+}
+
+}  // namespace superstep::server

@@ -1,0 +1,365 @@
+#include "server/routes.hpp"
+
+#include <atomic>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+
+#include "server/wire.hpp"
+
+namespace superstep::server {
+
+namespace asio = boost::asio;
+using http::Conn;
+using http::Headers;
+using http::Reply;
+using http::Request;
+
+namespace {
+
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+Reply json_reply(unsigned status, const json& body, Headers headers = {}) {
+  return Reply{status, body.dump(), "application/json", std::move(headers)};
+}
+
+Reply error_reply(unsigned status, const std::string& detail) { return json_reply(status, json{{"detail", detail}}); }
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') ++i;
+    std::size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    if (j > i) parts.push_back(path.substr(i, j - i));
+    i = j;
+  }
+  return parts;
+}
+
+bool truthy(const std::string& v) { return v == "1" || v == "true" || v == "True"; }
+
+std::size_t query_size(const Request& req, const char* key, std::size_t dflt) {
+  auto it = req.query.find(key);
+  if (it == req.query.end() || it->second.empty()) return dflt;
+  try {
+    long long v = std::stoll(it->second);
+    if (v < 0) throw std::invalid_argument("negative");
+    return static_cast<std::size_t>(v);
+  } catch (const std::exception&) {
+    throw HttpError(422, std::string("query parameter '") + key + "' must be a non-negative integer");
+  }
+}
+
+/// `stream_mode` of a join: a name or a JSON array of names (null: every mode).
+json join_modes(const Request& req) {
+  auto it = req.query.find("stream_mode");
+  if (it == req.query.end() || it->second.empty()) return nullptr;
+  json m = json::parse(it->second, nullptr, false);
+  if (m.is_discarded()) m = it->second;
+  if (m.is_string()) m = json::array({m});
+  for (auto& v : m)
+    if (v == "messages-tuple") v = "messages";
+  return m.is_array() ? m : json(nullptr);
+}
+
+bool mode_wanted(const json& modes, const std::string& event) {
+  if (modes.is_null() || event == "metadata" || event == "error") return true;
+  std::string mode = event.substr(0, event.find('|'));
+  mode = mode.substr(0, mode.find('/'));
+  for (const auto& m : modes)
+    if (m == mode) return true;
+  return false;
+}
+
+}  // namespace
+
+asio::awaitable<void> Routes::handle(Request& req, Conn& conn) {
+  auto started = std::chrono::steady_clock::now();
+  const ServerOptions& o = core_.options();
+  std::optional<Reply> failure;
+  std::optional<Action> action;
+  try {
+    if (req.method == "OPTIONS") {
+      failure = Reply{204, "", "", {{"Access-Control-Max-Age", "86400"}}};
+    } else if (!o.api_key.empty() && !(req.method == "GET" && req.path == "/ok") &&
+               req.header("x-api-key") != o.api_key) {
+      bool missing = req.header("x-api-key").empty();
+      failure = error_reply(missing ? 401 : 403, missing ? "Missing API key: send it in the x-api-key header"
+                                                         : "Invalid API key");
+    } else {
+      json body = json::object();
+      if (!req.body.empty() && req.body.find_first_not_of(" \t\r\n") != std::string::npos) {
+        try {
+          body = json::parse(req.body);
+        } catch (const json::parse_error& e) {
+          failure = error_reply(400, std::string("The request body is not valid JSON: ") + e.what());
+        }
+      }
+      if (!failure) action = dispatch(req, body);
+    }
+  } catch (const HttpError& e) {
+    failure = error_reply(e.status, e.what());
+  } catch (const std::exception& e) {
+    core_.log_line(std::string("error: ") + req.method + " " + req.path + ": " + e.what());
+    failure = error_reply(500, std::string("internal error: ") + e.what());
+  }
+  if (failure) {
+    co_await conn.send(std::move(*failure));
+  } else if (action) {
+    switch (action->kind) {
+      case Action::reply:
+        co_await conn.send(std::move(action->response));
+        break;
+      case Action::stream:
+        co_await stream(conn, action->log, action->after, std::move(action->headers), action->on_disconnect,
+                        action->modes);
+        break;
+      case Action::wait:
+        co_await wait(conn, action->log, action->run_id, std::move(action->headers), action->on_disconnect);
+        break;
+      case Action::cancel_wait:
+        co_await cancel_wait(conn, action->log);
+        break;
+    }
+  }
+  auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", ms);
+  core_.log_line(req.method + " " + req.target + " " + std::to_string(conn.status_sent) + " " + buf + " ms");
+}
+
+Routes::Action Routes::dispatch(Request& req, const json& body) {
+  const std::vector<std::string> p = split_path(req.path);
+  const std::string& m = req.method;
+  auto n = p.size();
+  auto is = [&](std::initializer_list<const char*> parts) {
+    if (parts.size() != n) return false;
+    std::size_t i = 0;
+    for (const char* part : parts) {
+      if (std::string_view(part) != "*" && p[i] != part) return false;
+      ++i;
+    }
+    return true;
+  };
+  auto ok = [](const json& j) { return Action::of(json_reply(200, j)); };
+
+  if (m == "GET" && is({"ok"})) return ok(json{{"ok", true}});
+  if (m == "GET" && is({"info"}))
+    return ok(json{{"version", "0.1.0"},
+                               {"langgraph_js_version", nullptr},
+                               {"context", "superstep"},
+                               {"flags", {{"assistants", true}, {"crons", false}, {"langsmith", false}, {"store", false}}}});
+  // Assistants
+  if (m == "POST" && is({"assistants", "search"})) {
+    std::size_t total = 0;
+    json page = core_.search_assistants(body, &total);
+    Headers h;
+    std::size_t offset = body.value("offset", 0), limit = body.value("limit", 10);
+    if (offset + page.size() < total) h.emplace_back("X-Pagination-Next", std::to_string(offset + limit));
+    h.emplace_back("X-Pagination-Total", std::to_string(total));
+    return Action::of(json_reply(200, page, std::move(h)));
+  }
+  if (m == "POST" && is({"assistants", "count"})) return ok(core_.count_assistants(body));
+  if (m == "GET" && is({"assistants", "*"})) return ok(core_.get_assistant(p[1]));
+  if (m == "GET" && is({"assistants", "*", "graph"}))
+    return ok(core_.assistant_graph(p[1], req.query.count("xray") && req.query.at("xray") != "false"));
+
+  // Threads
+  if (m == "POST" && is({"threads"})) return ok(core_.create_thread(body));
+  if (m == "POST" && is({"threads", "search"})) return ok(core_.search_threads(body));
+  if (m == "POST" && is({"threads", "count"})) return ok(core_.count_threads(body));
+  if (n >= 2 && p[0] == "threads" && p[1] != "search" && p[1] != "count") {
+    const std::string& tid = p[1];
+    if (m == "GET" && n == 2) return ok(core_.get_thread(tid));
+    if (m == "PATCH" && n == 2) return ok(core_.patch_thread(tid, body));
+    if (m == "DELETE" && n == 2) {
+      core_.delete_thread(tid);
+      return Action::of(Reply{204, "", "", {}});
+    }
+    bool subgraphs = req.query.count("subgraphs") && truthy(req.query.at("subgraphs"));
+    if (m == "GET" && is({"threads", "*", "state"}))
+      return ok(core_.thread_state(tid, std::nullopt, "", subgraphs));
+    if (m == "GET" && is({"threads", "*", "state", "*"}))
+      return ok(core_.thread_state(tid, p[3], "", subgraphs));
+    if (m == "POST" && is({"threads", "*", "state", "checkpoint"})) {
+      const json& c = body.value("checkpoint", json::object());
+      std::optional<std::string> cp;
+      if (c.is_object() && c.contains("checkpoint_id") && c["checkpoint_id"].is_string()) cp = c["checkpoint_id"].get<std::string>();
+      std::string ns = c.is_object() && c.contains("checkpoint_ns") && c["checkpoint_ns"].is_string() ? c["checkpoint_ns"].get<std::string>() : "";
+      return ok(core_.thread_state(tid, cp, ns, body.value("subgraphs", false)));
+    }
+    if (m == "POST" && is({"threads", "*", "state"})) return ok(core_.update_state(tid, body));
+    if (m == "PATCH" && is({"threads", "*", "state"})) return ok(core_.patch_state(tid, body));
+    if (m == "POST" && is({"threads", "*", "history"})) return ok(core_.thread_history(tid, body));
+    if (m == "GET" && is({"threads", "*", "history"})) {
+      json b = {{"limit", query_size(req, "limit", 10)}};
+      if (req.query.count("before")) b["before"] = req.query.at("before");
+      return ok(core_.thread_history(tid, b));
+    }
+    if (m == "POST" && (is({"threads", "*", "runs"}) || is({"threads", "*", "runs", "wait"}) ||
+                        is({"threads", "*", "runs", "stream"})))
+      return runs_post(body, tid, n == 3 ? "create" : p[3]);
+    if (m == "GET" && is({"threads", "*", "runs"})) {
+      std::string status = req.query.count("status") ? req.query.at("status") : "";
+      return ok(core_.list_runs(tid, query_size(req, "limit", 10), query_size(req, "offset", 0), status));
+    }
+    if (n >= 4 && p[2] == "runs") {
+      const std::string& rid = p[3];
+      if (m == "GET" && n == 4) return ok(core_.get_run(tid, rid));
+      if (m == "DELETE" && n == 4) {
+        core_.delete_run(tid, rid);
+        return Action::of(Reply{204, "", "", {}});
+      }
+      if (m == "GET" && is({"threads", "*", "runs", "*", "join"})) {
+        auto log = core_.run_log(tid, rid);
+        return Action::waiting(log, rid, {}, nullptr);
+      }
+      if (m == "GET" && is({"threads", "*", "runs", "*", "stream"})) {
+        auto log = core_.run_log(tid, rid);
+        std::string last = req.header("last-event-id");
+        std::int64_t after = -1;
+        if (!last.empty()) {
+          try {
+            after = std::stoll(last);
+          } catch (const std::exception&) {
+            throw HttpError(422, "Last-Event-ID '" + last + "' is not an event id");
+          }
+        }
+        std::function<void()> on_disconnect;
+        if (req.query.count("cancel_on_disconnect") && truthy(req.query.at("cancel_on_disconnect")))
+          on_disconnect = [this, tid, rid] { core_.cancel_run(tid, rid, "interrupt"); };
+        return Action::streaming(log, after, {}, on_disconnect, join_modes(req));
+      }
+      if (m == "POST" && is({"threads", "*", "runs", "*", "cancel"})) {
+        std::string action = req.query.count("action") ? req.query.at("action") : "interrupt";
+        auto log = core_.cancel_run(tid, rid, action);
+        if (req.query.count("wait") && truthy(req.query.at("wait"))) {
+          Action a;
+          a.kind = Action::cancel_wait;
+          a.log = log;
+          return a;
+        }
+        return Action::of(Reply{202, "", "", {}});
+      }
+    }
+  }
+  // Stateless runs
+  if (m == "POST" && (is({"runs"}) || is({"runs", "wait"}) || is({"runs", "stream"})))
+    return runs_post(body, std::nullopt, n == 1 ? "create" : p[1]);
+  if (m == "GET" && is({"runs", "*", "stream"})) {
+    auto log = core_.run_log(std::nullopt, p[1]);
+    return Action::streaming(log, -1, {}, nullptr, join_modes(req));
+  }
+  if (m == "GET" && is({"runs", "*", "join"})) {
+    auto log = core_.run_log(std::nullopt, p[1]);
+    return Action::waiting(log, p[1], {}, nullptr);
+  }
+  return Action::of(error_reply(404, "Not Found: " + m + " " + req.path));
+}
+
+Routes::Action Routes::runs_post(const json& body, const std::optional<std::string>& thread_id, const std::string& kind) {
+  Core::Created c = core_.create_run(thread_id, body);
+  std::string rid = c.run["run_id"], tid = c.run["thread_id"];
+  std::string location = thread_id ? "/threads/" + tid + "/runs/" + rid : "/runs/" + rid;
+  Headers headers = {{"Content-Location", location}};
+  bool cancel_on_disconnect = body.value("on_disconnect", std::string("continue")) == "cancel";
+  std::function<void()> on_disconnect;
+  if (cancel_on_disconnect) on_disconnect = [this, rid] { core_.cancel_run(std::nullopt, rid, "interrupt"); };
+  if (kind == "create") return Action::of(json_reply(200, c.run, headers));
+  if (kind == "wait") return Action::waiting(c.log, rid, headers, on_disconnect);
+  headers.emplace_back("Location", location + "/stream");
+  return Action::streaming(c.log, -1, headers, on_disconnect, nullptr);
+}
+
+asio::awaitable<void> Routes::cancel_wait(Conn& conn, std::shared_ptr<EventLog> log) {
+  auto exec = conn.executor();
+  auto timer = std::make_shared<asio::steady_timer>(exec);
+  auto token = log->subscribe([timer, exec] { asio::post(exec, [timer] { timer->cancel(); }); });
+  while (!log->closed()) {
+    timer->expires_after(std::chrono::milliseconds(200));
+    co_await timer->async_wait(use_tuple);
+  }
+  log->unsubscribe(token);
+  co_await conn.send(Reply{204, "", "", {}});
+}
+
+asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, std::int64_t after, Headers headers,
+                                     std::function<void()> on_disconnect, json modes) {
+  if (!co_await conn.begin(200, "text/event-stream", std::move(headers))) {
+    if (on_disconnect) on_disconnect();
+    co_return;
+  }
+  auto exec = conn.executor();
+  auto timer = std::make_shared<asio::steady_timer>(exec);
+  auto dirty = std::make_shared<std::atomic<bool>>(false);
+  auto token = log->subscribe([timer, exec, dirty] {
+    dirty->store(true);
+    asio::post(exec, [timer] { timer->cancel(); });
+  });
+  bool gone = false;
+  for (;;) {
+    EventLog::Read r = log->read_after(after);
+    std::string out;
+    for (const Event& e : r.events) {
+      after = e.id;
+      if (!mode_wanted(modes, e.name)) continue;
+      out += "event: " + e.name + "\ndata: " + e.data + "\nid: " + std::to_string(e.id) + "\n\n";
+    }
+    if (!out.empty() && !co_await conn.write(std::move(out))) {
+      gone = true;
+      break;
+    }
+    if (r.closed) break;
+    if (dirty->exchange(false)) continue;
+    timer->expires_after(core_.options().heartbeat);
+    auto [ec] = co_await timer->async_wait(use_tuple);
+    if (!ec && !co_await conn.write(": heartbeat\n\n")) {
+      gone = true;
+      break;
+    }
+  }
+  log->unsubscribe(token);
+  if (gone) {
+    if (on_disconnect) on_disconnect();
+    co_return;
+  }
+  co_await conn.end();
+}
+
+asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, const std::string& run_id,
+                                   Headers headers, std::function<void()> on_disconnect) {
+  if (!co_await conn.begin(200, "application/json", std::move(headers))) {
+    if (on_disconnect) on_disconnect();
+    co_return;
+  }
+  auto exec = conn.executor();
+  auto timer = std::make_shared<asio::steady_timer>(exec);
+  auto dirty = std::make_shared<std::atomic<bool>>(false);
+  auto token = log->subscribe([timer, exec, dirty] {
+    dirty->store(true);
+    asio::post(exec, [timer] { timer->cancel(); });
+  });
+  bool gone = false;
+  while (!log->closed()) {
+    if (dirty->exchange(false)) continue;
+    timer->expires_after(std::chrono::seconds(1));
+    auto [ec] = co_await timer->async_wait(use_tuple);
+    if (!ec && !co_await conn.write("\n")) {
+      gone = true;
+      break;
+    }
+  }
+  log->unsubscribe(token);
+  if (gone) {
+    if (on_disconnect) on_disconnect();
+    co_return;
+  }
+  co_await conn.write(core_.wait_body(run_id).dump());
+  co_await conn.end();
+}
+
+}  // namespace superstep::server

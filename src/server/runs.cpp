@@ -1,0 +1,518 @@
+// Core: runs. Creating one (validation, multitask strategies), the queue (one run at a time per
+// thread, at most `workers` executing), executing it (AsyncStream on the graph's executor,
+// every part appended to the run's event log), ending it (run and thread status), cancelling.
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "server/core.hpp"
+#include "server/wire.hpp"
+#include "superstep/async_stream.hpp"
+#include "superstep/executor.hpp"
+
+namespace superstep::server {
+
+namespace {
+
+const std::vector<std::string> kModes = {"values", "updates",     "messages", "messages-tuple", "custom",
+                                         "debug",  "tasks",       "checkpoints", "events"};
+
+json normalize_modes(const json& m) {
+  json out = json::array();
+  if (m.is_null()) return json::array({"values"});
+  auto check = [&](const json& v) {
+    if (!v.is_string() || std::find(kModes.begin(), kModes.end(), v.get<std::string>()) == kModes.end())
+      throw HttpError(422, "stream_mode " + v.dump() +
+                               " is not one of values, updates, messages, messages-tuple, custom, debug, tasks, checkpoints, events");
+    out.push_back(v);
+  };
+  if (m.is_array()) {
+    for (const json& v : m) check(v);
+  } else {
+    check(m);
+  }
+  if (out.empty()) out.push_back("values");
+  return out;
+}
+
+std::optional<std::vector<std::string>> node_list(const json& v, const char* field) {
+  if (v.is_null()) return std::nullopt;
+  if (v.is_string()) return std::vector<std::string>{v.get<std::string>()};
+  if (!v.is_array()) throw HttpError(422, std::string("'") + field + "' must be \"*\" or a list of node names");
+  std::vector<std::string> out;
+  for (const json& n : v) {
+    if (!n.is_string()) throw HttpError(422, std::string("'") + field + "' must be \"*\" or a list of node names");
+    out.push_back(n);
+  }
+  return out;
+}
+
+Destination destination(const json& g) {
+  if (g.is_string()) return g.get<std::string>();
+  if (g.is_object() && g.contains("node") && g["node"].is_string())
+    return Send{g["node"].get<std::string>(), g.value("input", json(nullptr))};
+  throw HttpError(422, "command.goto: each item must be a node name or {\"node\", \"input\"}, got " + g.dump());
+}
+
+/// The engine Command of a run's `command` field.
+Command to_command(const json& c) {
+  Command cmd;
+  if (c.contains("resume")) cmd.resume = c["resume"];
+  if (c.contains("update") && !c["update"].is_null()) {
+    const json& u = c["update"];
+    if (u.is_object()) {
+      cmd.update = u;
+    } else if (u.is_array()) {
+      cmd.update = json::object();
+      for (const json& pair : u) {
+        if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string())
+          throw HttpError(422, "command.update: a list must hold [key, value] pairs, got " + pair.dump());
+        cmd.update[pair[0].get<std::string>()] = pair[1];
+      }
+    } else {
+      throw HttpError(422, "command.update must be an object or a list of [key, value] pairs");
+    }
+  }
+  if (c.contains("goto") && !c["goto"].is_null()) {
+    std::vector<Destination> items;
+    if (c["goto"].is_array())
+      for (const json& g : c["goto"]) items.push_back(destination(g));
+    else
+      items.push_back(destination(c["goto"]));
+    cmd.go_to = Route(std::move(items));
+  }
+  return cmd;
+}
+
+bool has_command(const json& kwargs) {
+  const json& c = kwargs["command"];
+  return c.is_object() && (c.contains("resume") || (c.contains("update") && !c["update"].is_null()) ||
+                           (c.contains("goto") && !c["goto"].is_null()));
+}
+
+}  // namespace
+
+// --- creating --------------------------------------------------------------------------------
+
+Core::Created Core::create_run(const std::optional<std::string>& thread_id, const json& body) {
+  if (!body.is_object()) throw HttpError(422, "run create: the body must be a JSON object");
+  if (!body.contains("assistant_id") || !body["assistant_id"].is_string())
+    throw HttpError(422, "run create: 'assistant_id' (an assistant id or a graph id) is required");
+  const json& input = body.contains("input") ? body["input"] : json(nullptr);
+  if (!input.is_null() && !input.is_object()) throw HttpError(422, "run create: 'input' must be an object or null");
+  if (body.contains("command") && !body["command"].is_null()) {
+    if (!body["command"].is_object()) throw HttpError(422, "run create: 'command' must be an object");
+    to_command(body["command"]);  // validates
+  }
+  std::string strategy = body.contains("multitask_strategy") && body["multitask_strategy"].is_string()
+                             ? body["multitask_strategy"].get<std::string>() : "reject";
+  if (strategy != "reject" && strategy != "interrupt" && strategy != "rollback" && strategy != "enqueue")
+    throw HttpError(422, "multitask_strategy '" + strategy + "' is not one of reject, interrupt, rollback, enqueue");
+  json modes = normalize_modes(body.contains("stream_mode") ? body["stream_mode"] : json(nullptr));
+  auto before = node_list(body.value("interrupt_before", json(nullptr)), "interrupt_before");
+  auto after = node_list(body.value("interrupt_after", json(nullptr)), "interrupt_after");
+  double after_seconds = 0;
+  if (body.contains("after_seconds") && !body["after_seconds"].is_null()) {
+    if (!body["after_seconds"].is_number() || body["after_seconds"].get<double>() < 0)
+      throw HttpError(422, "'after_seconds' must be a non-negative number");
+    after_seconds = body["after_seconds"].get<double>();
+  }
+  json config = body.contains("config") && body["config"].is_object() ? body["config"] : json::object();
+  json context = body.contains("context") && body["context"].is_object() ? body["context"] : json::object();
+  json metadata = body.contains("metadata") && body["metadata"].is_object() ? body["metadata"] : json::object();
+
+  std::unique_lock lock(mutex_);
+  if (shutting_down_) throw HttpError(503, "the server is shutting down");
+  const json& assistant = resolve_assistant(body["assistant_id"].get<std::string>());
+  std::string tid;
+  bool temporary = !thread_id;
+  if (thread_id) {
+    tid = *thread_id;
+    if (!is_uuid(tid)) throw HttpError(422, "thread_id '" + tid + "' is not a UUID");
+    if (!threads_.count(tid)) {
+      if (body.value("if_not_exists", std::string("reject")) != "create")
+        throw HttpError(404, "Thread with ID " + tid + " not found");
+      std::string now = now_iso();
+      threads_[tid] = json{{"thread_id", tid}, {"created_at", now}, {"updated_at", now}, {"metadata", json::object()},
+                           {"status", "idle"}, {"config", json::object()}, {"values", nullptr},
+                           {"interrupts", json::object()}};
+    }
+  } else {
+    tid = new_uuid();
+    std::string now = now_iso();
+    threads_[tid] = json{{"thread_id", tid}, {"created_at", now}, {"updated_at", now}, {"metadata", json::object()},
+                         {"status", "idle"}, {"config", json::object()}, {"values", nullptr},
+                         {"interrupts", json::object()}};
+  }
+  auto& tslot = thread_slots_[tid];
+  if (!tslot.pending.empty() || !tslot.running.empty()) {
+    if (strategy == "reject")
+      throw HttpError(422, "Thread " + tid + " is already running a task. Wait for it to finish or choose a different multitask strategy.");
+    if (strategy == "interrupt" || strategy == "rollback") {
+      std::vector<std::string> inflight(tslot.pending.begin(), tslot.pending.end());
+      if (!tslot.running.empty()) inflight.push_back(tslot.running);
+      for (const auto& rid : inflight)
+        if (auto it = runs_.find(rid); it != runs_.end()) cancel_locked(it->second, strategy);
+    }
+  }
+  json& thread = threads_[tid];
+  if (!thread["metadata"].is_object()) thread["metadata"] = json::object();
+  thread["metadata"]["graph_id"] = assistant["graph_id"];
+  thread["metadata"]["assistant_id"] = assistant["assistant_id"];
+  thread["status"] = "busy";
+  thread["updated_at"] = now_iso();
+  save_thread(thread);
+
+  std::string rid = new_uuid();
+  std::string now = now_iso();
+  json kwargs = {{"input", input},
+                 {"command", body.value("command", json(nullptr))},
+                 {"config", deep_merge(assistant["config"], config)},
+                 {"context", deep_merge(assistant["context"], context)},
+                 {"stream_mode", modes},
+                 {"stream_subgraphs", body.value("stream_subgraphs", false)},
+                 {"stream_resumable", body.value("stream_resumable", false)},
+                 {"interrupt_before", before ? json(*before) : json(nullptr)},
+                 {"interrupt_after", after ? json(*after) : json(nullptr)},
+                 {"checkpoint_id", body.value("checkpoint_id", json(nullptr))},
+                 {"checkpoint", body.value("checkpoint", json(nullptr))},
+                 {"on_disconnect", body.value("on_disconnect", json("continue"))},
+                 {"on_completion", body.value("on_completion", json(temporary ? "delete" : "keep"))},
+                 {"durability", body.value("durability", json("sync"))},
+                 {"webhook", body.value("webhook", json(nullptr))},
+                 {"temporary", temporary}};
+  auto slot = std::make_shared<RunSlot>();
+  slot->doc = {{"run_id", rid},        {"thread_id", tid},     {"assistant_id", assistant["assistant_id"]},
+               {"status", "pending"},  {"metadata", metadata}, {"multitask_strategy", strategy},
+               {"created_at", now},    {"updated_at", now},    {"kwargs", std::move(kwargs)},
+               {"attempt", 1}};
+  slot->log = std::make_shared<EventLog>(0);
+  slot->not_before = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(after_seconds));
+  runs_[rid] = slot;
+  save_run(slot->doc);
+  enqueue_locked(slot);
+  log_line("run " + rid + " created on thread " + tid + " (graph " + assistant["graph_id"].get<std::string>() + ")");
+  schedule_locked();
+  if (after_seconds > 0)
+    arm_timer(slot->not_before, [this] {
+      std::lock_guard l(mutex_);
+      schedule_locked();
+    });
+  return {slot->doc, slot->log};
+}
+
+void Core::enqueue_locked(const std::shared_ptr<RunSlot>& run) {
+  std::string rid = run->doc["run_id"];
+  thread_slots_[run->doc["thread_id"].get<std::string>()].pending.push_back(rid);
+  queue_.push_back(rid);
+}
+
+void Core::schedule_locked() {
+  if (shutting_down_) return;
+  auto now = std::chrono::steady_clock::now();
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    if (executing_ >= options_.workers) return;
+    auto r = runs_.find(*it);
+    if (r == runs_.end() || r->second->doc["status"] != "pending") {
+      it = queue_.erase(it);
+      continue;
+    }
+    auto& slot = r->second;
+    auto& tslot = thread_slots_[slot->doc["thread_id"].get<std::string>()];
+    if (!tslot.running.empty() || tslot.pending.empty() || tslot.pending.front() != *it || slot->not_before > now) {
+      ++it;
+      continue;
+    }
+    it = queue_.erase(it);
+    start_locked(slot);
+  }
+}
+
+void Core::arm_timer(std::chrono::steady_clock::time_point when, std::function<void()> fn) {
+  auto timer = std::make_shared<boost::asio::steady_timer>(io_, when);
+  timer->async_wait([timer, fn = std::move(fn)](const boost::system::error_code& ec) {
+    if (!ec) fn();
+  });
+}
+
+// --- executing -------------------------------------------------------------------------------
+
+void Core::start_locked(const std::shared_ptr<RunSlot>& run) {
+  json& doc = run->doc;
+  std::string rid = doc["run_id"], tid = doc["thread_id"];
+  auto& tslot = thread_slots_[tid];
+  tslot.pending.pop_front();
+  tslot.running = rid;
+  ++executing_;
+  doc["status"] = "running";
+  doc["started"] = true;
+  doc["updated_at"] = now_iso();
+  save_run(doc);
+  run->log->append("metadata", json{{"run_id", rid}, {"attempt", run->attempt}}.dump());
+
+  const json& kw = doc["kwargs"];
+  RunConfig cfg;
+  cfg.thread_id = tid;
+  cfg.run_id = rid;
+  const json& config = kw["config"];
+  if (config.contains("recursion_limit") && config["recursion_limit"].is_number_integer())
+    cfg.recursion_limit = config["recursion_limit"];
+  if (config.contains("configurable") && config["configurable"].is_object()) cfg.configurable = config["configurable"];
+  cfg.context = kw["context"];
+  const json& assistant = assistants_.count(doc["assistant_id"]) ? assistants_[doc["assistant_id"]] : json::object();
+  std::string graph_id = assistant.value("graph_id", threads_[tid]["metadata"].value("graph_id", std::string()));
+  cfg.metadata = doc["metadata"];
+  cfg.metadata["graph_id"] = graph_id;
+  cfg.metadata["assistant_id"] = doc["assistant_id"];
+  std::string durability = kw.value("durability", std::string("sync"));
+  cfg.durability = durability == "exit" ? Durability::exit : durability == "async" ? Durability::async : Durability::sync;
+  cfg.stop = run->stop.get_token();
+  cfg.subgraphs = kw.value("stream_subgraphs", false);
+  if (kw["interrupt_before"].is_array()) cfg.interrupt_before = kw["interrupt_before"].get<std::vector<std::string>>();
+  if (kw["interrupt_after"].is_array()) cfg.interrupt_after = kw["interrupt_after"].get<std::vector<std::string>>();
+  if (kw["checkpoint_id"].is_string()) cfg.checkpoint_id = kw["checkpoint_id"].get<std::string>();
+  if (kw["checkpoint"].is_object()) {
+    const json& c = kw["checkpoint"];
+    if (c.contains("checkpoint_id") && c["checkpoint_id"].is_string()) cfg.checkpoint_id = c["checkpoint_id"].get<std::string>();
+    if (c.contains("checkpoint_ns") && c["checkpoint_ns"].is_string()) cfg.checkpoint_ns = c["checkpoint_ns"];
+  }
+  bool resume_own = false;
+  if (run->attempt > 1) {
+    // Executed before (the last process stopped during it): continue from its own checkpoint.
+    if (auto latest = saver_->get_tuple({tid, "", std::nullopt}))
+      resume_own = latest->metadata.value("run_id", std::string()) == rid;
+    if (resume_own) cfg.checkpoint_id.reset();
+  }
+  std::vector<StreamMode> modes = {StreamMode::values};
+  for (const json& m : kw["stream_mode"]) {
+    std::string name = m;
+    if (name == "messages-tuple" || name == "messages") name = "messages";
+    if (auto mode = parse_stream_mode(name); mode && *mode != StreamMode::values) modes.push_back(*mode);
+  }
+  if (options_.run_timeout.count() > 0)
+    arm_timer(std::chrono::steady_clock::now() + options_.run_timeout, [this, run] {
+      std::lock_guard l(mutex_);
+      if (!run->done()) {
+        run->timed_out = true;
+        run->stop.request_stop();
+      }
+    });
+  log_line("run " + rid + " started (attempt " + std::to_string(run->attempt) + ")");
+  ThreadPool::shared()->submit([this, run, graph_id, cfg = std::move(cfg), modes = std::move(modes), resume_own]() mutable {
+    std::optional<CompiledStateGraph> graph;
+    try {
+      graph = graph_for(graph_id, run->doc["kwargs"]["config"], run->doc["kwargs"]["context"]);
+    } catch (...) {
+      finish(run, std::current_exception());
+      return;
+    }
+    internal::start_detached(drive(run, std::move(*graph), std::move(cfg), std::move(modes), resume_own),
+                             [this, run](std::exception_ptr e) { finish(run, e); });
+  });
+}
+
+Task<void> Core::drive(std::shared_ptr<RunSlot> run, CompiledStateGraph graph, RunConfig config,
+                       std::vector<StreamMode> modes, bool resume_own) {
+  const json& kw = run->doc["kwargs"];
+  AsyncStream stream = resume_own || !has_command(kw) ? graph.astream(resume_own ? json(nullptr) : kw["input"], config, modes)
+                                                      : graph.astream(to_command(kw["command"]), config, modes);
+  while (std::optional<StreamPart> part = co_await stream.next()) emit(*run, *part);
+}
+
+void Core::emit(RunSlot& run, const StreamPart& part) {
+  std::string_view mode = to_string(part.mode);
+  const json& wanted = run.doc["kwargs"]["stream_mode"];
+  if (part.mode == StreamMode::values && part.ns.empty()) {
+    run.last_values = part.data;
+    run.has_values = true;
+  }
+  auto asked = [&](const char* m) { return std::find(wanted.begin(), wanted.end(), m) != wanted.end(); };
+  std::string name;
+  if (part.mode == StreamMode::messages) {
+    if (asked("messages-tuple")) name = "messages";
+    else if (asked("messages")) name = "messages/partial";
+    else return;
+  } else {
+    if (!asked(std::string(mode).c_str())) return;
+    name = std::string(mode);
+  }
+  for (const auto& ns : part.ns) name += "|" + ns;
+  if (name.rfind("messages/partial", 0) == 0 && part.data.is_array() && !part.data.empty()) {
+    run.log->append(std::move(name), json::array({part.data[0]}).dump());
+    return;
+  }
+  run.log->append(std::move(name), part.data.dump());
+}
+
+void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error) {
+  std::string status = "success";
+  std::optional<std::string> error_text;
+  if (error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const RunCancelledError&) {
+      status = run->timed_out ? "timeout" : run->stopping_for_shutdown ? "pending" : "interrupted";
+    } catch (const HttpError& e) {
+      status = "error";
+      run->error = json{{"error", "ValueError"}, {"message", e.what()}};
+    } catch (const std::exception& e) {
+      status = "error";
+      run->error = json{{"error", error_name(e)}, {"message", e.what()}};
+    } catch (...) {
+      status = "error";
+      run->error = json{{"error", "Error"}, {"message", "unknown error"}};
+    }
+    if (status == "error") {
+      error_text = run->error["message"].get<std::string>();
+      run->log->append("error", run->error.dump());
+    }
+  }
+  std::string rid = run->doc["run_id"], tid = run->doc["thread_id"];
+  bool delete_thread_after = false;
+  {
+    std::lock_guard lock(mutex_);
+    --executing_;
+    auto& tslot = thread_slots_[tid];
+    if (tslot.running == rid) tslot.running.clear();
+    if (status == "pending") {
+      run->doc["status"] = "pending";
+      save_run(run->doc);
+    } else if (run->cancel_action == "rollback") {
+      records_->remove("runs", rid);
+      run->doc["status"] = "interrupted";
+      runs_.erase(rid);
+    } else {
+      run->doc["status"] = status;
+      run->doc["updated_at"] = now_iso();
+      save_run(run->doc);
+    }
+    if (status != "pending") {
+      auto t = threads_.find(tid);
+      if (t != threads_.end()) {
+        refresh_thread_locked(t->second, error_text);
+        const json& kw = run->doc["kwargs"];
+        if (kw.value("temporary", false) && kw.value("on_completion", std::string("delete")) == "delete" &&
+            thread_slots_[tid].pending.empty()) {
+          delete_thread_after = true;
+          records_->remove("threads", tid);
+          threads_.erase(t);
+          thread_slots_.erase(tid);
+        }
+      }
+    }
+    run->log->close();
+    log_line("run " + rid + " " + status + (error_text ? ": " + *error_text : std::string()));
+    schedule_locked();
+  }
+  idle_.notify_all();
+  if (delete_thread_after) saver_->delete_thread(tid);
+}
+
+// --- cancelling, reading ---------------------------------------------------------------------
+
+void Core::cancel_locked(const std::shared_ptr<RunSlot>& run, const std::string& action) {
+  if (run->done()) return;
+  run->cancel_action = action;
+  if (run->doc["status"] == "running") {
+    run->stop.request_stop();
+    return;
+  }
+  std::string rid = run->doc["run_id"], tid = run->doc["thread_id"];
+  auto& tslot = thread_slots_[tid];
+  tslot.pending.erase(std::remove(tslot.pending.begin(), tslot.pending.end(), rid), tslot.pending.end());
+  queue_.erase(std::remove(queue_.begin(), queue_.end(), rid), queue_.end());
+  run->doc["status"] = "interrupted";
+  run->doc["updated_at"] = now_iso();
+  if (action == "rollback") {
+    records_->remove("runs", rid);
+  } else {
+    save_run(run->doc);
+  }
+  run->log->close();
+  if (auto t = threads_.find(tid); t != threads_.end() && tslot.running.empty() && tslot.pending.empty()) {
+    t->second["status"] = t->second["interrupts"].empty() ? "idle" : "interrupted";
+    save_thread(t->second);
+  }
+  if (action == "rollback") runs_.erase(rid);
+}
+
+std::shared_ptr<RunSlot> Core::find_run_locked(const std::optional<std::string>& thread_id, const std::string& run_id) {
+  if (!is_uuid(run_id)) throw HttpError(422, "run_id '" + run_id + "' is not a UUID");
+  if (thread_id && !is_uuid(*thread_id)) throw HttpError(422, "thread_id '" + *thread_id + "' is not a UUID");
+  auto it = runs_.find(run_id);
+  if (it == runs_.end() || (thread_id && it->second->doc["thread_id"] != *thread_id))
+    throw HttpError(404, "Run with ID " + run_id + " not found");
+  return it->second;
+}
+
+std::shared_ptr<EventLog> Core::cancel_run(const std::optional<std::string>& thread_id, const std::string& run_id,
+                                           const std::string& action) {
+  if (action != "interrupt" && action != "rollback")
+    throw HttpError(422, "action '" + action + "' is not one of interrupt, rollback");
+  std::lock_guard lock(mutex_);
+  auto run = find_run_locked(thread_id, run_id);
+  cancel_locked(run, action);
+  return run->log;
+}
+
+std::shared_ptr<EventLog> Core::run_log(const std::optional<std::string>& thread_id, const std::string& run_id) {
+  std::lock_guard lock(mutex_);
+  return find_run_locked(thread_id, run_id)->log;
+}
+
+json Core::get_run(const std::optional<std::string>& thread_id, const std::string& run_id) {
+  std::lock_guard lock(mutex_);
+  return find_run_locked(thread_id, run_id)->doc;
+}
+
+json Core::list_runs(const std::string& thread_id, std::size_t limit, std::size_t offset, const std::string& status) {
+  std::lock_guard lock(mutex_);
+  thread_doc(thread_id);
+  std::vector<const json*> docs;
+  for (const auto& [id, r] : runs_)
+    if (r->doc["thread_id"] == thread_id && (status.empty() || r->doc["status"] == status)) docs.push_back(&r->doc);
+  std::sort(docs.begin(), docs.end(), [](const json* a, const json* b) { return (*a)["created_at"] > (*b)["created_at"]; });
+  json out = json::array();
+  for (std::size_t i = offset; i < docs.size() && out.size() < limit; ++i) out.push_back(*docs[i]);
+  return out;
+}
+
+void Core::delete_run(const std::string& thread_id, const std::string& run_id) {
+  std::lock_guard lock(mutex_);
+  auto run = find_run_locked(thread_id, run_id);
+  if (!run->done()) throw HttpError(409, "Run " + run_id + " is " + run->doc["status"].get<std::string>() + ": cancel it first");
+  records_->remove("runs", run_id);
+  runs_.erase(run_id);
+}
+
+json Core::wait_body(const std::string& run_id) {
+  std::lock_guard lock(mutex_);
+  auto it = runs_.find(run_id);
+  if (it == runs_.end()) return json::object();
+  RunSlot& r = *it->second;
+  if (!r.error.is_null()) return json{{"__error__", r.error}};
+  if (r.has_values) return r.last_values;
+  auto t = threads_.find(r.doc["thread_id"].get<std::string>());
+  if (t != threads_.end() && t->second["values"].is_object()) return t->second["values"];
+  return json::object();
+}
+
+void Core::shutdown(std::chrono::milliseconds grace) {
+  std::unique_lock lock(mutex_);
+  shutting_down_ = true;
+  for (auto& [id, r] : runs_)
+    if (r->doc["status"] == "running") {
+      r->stopping_for_shutdown = true;
+      r->stop.request_stop();
+    }
+  idle_.wait_for(lock, grace, [&] { return executing_ == 0; });
+  for (auto& [id, r] : runs_)
+    if (r->doc["status"] == "running") {
+      json doc = r->doc;
+      doc["status"] = "pending";
+      save_run(doc);  // the next start resumes it from its last checkpoint
+    }
+}
+
+}  // namespace superstep::server

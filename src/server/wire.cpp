@@ -1,0 +1,135 @@
+#include "server/wire.hpp"
+
+#include <boost/uuid/name_generator_sha1.hpp>
+#include <boost/uuid/string_generator.hpp>
+#include <boost/uuid/uuid_io.hpp>
+#include <cxxabi.h>
+#include <typeinfo>
+
+#include "internal/ids.hpp"
+
+namespace superstep::server {
+
+std::string new_uuid() { return internal::uuid4(); }
+
+std::string system_assistant_id(const std::string& graph_id) {
+  static const boost::uuids::uuid ns = boost::uuids::string_generator()("6ba7b821-9dad-11d1-80b4-00c04fd430c8");
+  boost::uuids::name_generator_sha1 gen(ns);
+  return boost::uuids::to_string(gen(graph_id));
+}
+
+bool is_uuid(const std::string& s) {
+  if (s.size() != 36) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (c != '-') return false;
+    } else if (!std::isxdigit(static_cast<unsigned char>(c))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string now_iso() { return internal::now_iso8601(); }
+
+json deep_merge(json base, const json& over) {
+  if (!base.is_object() || !over.is_object()) return over.is_null() ? base : over;
+  for (auto it = over.begin(); it != over.end(); ++it) {
+    auto b = base.find(it.key());
+    if (b != base.end() && b->is_object() && it->is_object()) *b = deep_merge(std::move(*b), *it);
+    else base[it.key()] = *it;
+  }
+  return base;
+}
+
+bool contains(const json& doc, const json& filter) {
+  if (!filter.is_object()) return filter.is_null() || doc == filter;
+  if (!doc.is_object()) return filter.empty();
+  for (auto it = filter.begin(); it != filter.end(); ++it) {
+    auto d = doc.find(it.key());
+    if (d == doc.end()) return false;
+    if (it->is_object() && d->is_object()) {
+      if (!contains(*d, *it)) return false;
+    } else if (*d != *it) {
+      return false;
+    }
+  }
+  return true;
+}
+
+json checkpoint_wire(const CheckpointConfig& c) {
+  return json{{"thread_id", c.thread_id},
+              {"checkpoint_ns", c.checkpoint_ns},
+              {"checkpoint_id", c.checkpoint_id ? json(*c.checkpoint_id) : json(nullptr)},
+              {"checkpoint_map", nullptr}};
+}
+
+namespace {
+json task_wire(const PregelTask& t) {
+  json interrupts = json::array();
+  for (const Interrupt& i : t.interrupts) interrupts.push_back(i.to_json());
+  json checkpoint = nullptr, state = nullptr;
+  if (t.state) state = state_wire(*t.state);
+  if (t.state_config) {
+    checkpoint = json{{"thread_id", t.state_config->thread_id}, {"checkpoint_ns", t.state_config->checkpoint_ns}};
+  }
+  return json{{"id", t.id},
+              {"name", t.name},
+              {"path", t.path},
+              {"error", t.error ? json(*t.error) : json(nullptr)},
+              {"interrupts", std::move(interrupts)},
+              {"checkpoint", std::move(checkpoint)},
+              {"state", std::move(state)},
+              {"result", t.result}};
+}
+}  // namespace
+
+json state_wire(const StateSnapshot& s) {
+  if (!s.config.checkpoint_id) return empty_state_wire();
+  json tasks = json::array();
+  for (const PregelTask& t : s.tasks) tasks.push_back(task_wire(t));
+  return json{{"values", s.values},
+              {"next", s.next},
+              {"tasks", std::move(tasks)},
+              {"metadata", s.metadata},
+              {"created_at", s.created_at.empty() ? json(nullptr) : json(s.created_at)},
+              {"checkpoint", checkpoint_wire(s.config)},
+              {"parent_checkpoint", s.parent_config ? checkpoint_wire(*s.parent_config) : json(nullptr)}};
+}
+
+json empty_state_wire() {
+  return json{{"values", json::object()}, {"next", json::array()},      {"tasks", json::array()},
+              {"metadata", json::object()}, {"created_at", nullptr}, {"checkpoint", nullptr},
+              {"parent_checkpoint", nullptr}};
+}
+
+json graph_wire(const DrawableGraph& g) {
+  json nodes = json::array(), edges = json::array();
+  for (const auto& n : g.nodes) {
+    bool schema = n.id == "__start__" || n.id == "__end__";
+    json node = {{"id", n.id}, {"type", schema ? "schema" : "runnable"}};
+    node["data"] = schema ? json(n.id) : json{{"id", {"langgraph", "RunnableCallable"}}, {"name", n.id}};
+    if (!n.metadata.empty()) node["metadata"] = n.metadata;
+    nodes.push_back(std::move(node));
+  }
+  for (const auto& e : g.edges) {
+    json edge = {{"source", e.source}, {"target", e.target}};
+    if (e.conditional) edge["conditional"] = true;
+    if (!e.label.empty()) edge["data"] = e.label;
+    edges.push_back(std::move(edge));
+  }
+  return json{{"nodes", std::move(nodes)}, {"edges", std::move(edges)}};
+}
+
+std::string error_name(const std::exception& e) {
+  int status = 0;
+  const char* mangled = typeid(e).name();
+  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = status == 0 && demangled ? demangled : mangled;
+  std::free(demangled);
+  auto colon = name.rfind("::");
+  return colon == std::string::npos ? name : name.substr(colon + 2);
+}
+
+}  // namespace superstep::server

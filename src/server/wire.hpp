@@ -1,0 +1,33 @@
+// Wire helpers: ids, times, JSON merging and matching, and the LangGraph Platform shapes of
+// engine values (ThreadState from a StateSnapshot).
+#pragma once
+
+#include <string>
+
+#include "superstep/graph/drawable_graph.hpp"
+#include "superstep/state_snapshot.hpp"
+
+namespace superstep::server {
+
+std::string new_uuid();
+/// LangGraph's system assistant id of a graph: uuid5(graph_id) in namespace
+/// 6ba7b821-9dad-11d1-80b4-00c04fd430c8.
+std::string system_assistant_id(const std::string& graph_id);
+bool is_uuid(const std::string& s);
+std::string now_iso();
+/// `base` with `over` merged in: objects recursively, anything else replaced.
+json deep_merge(json base, const json& over);
+/// Every key of `filter` is in `doc` with an equal value (objects: recursively contained).
+bool contains(const json& doc, const json& filter);
+/// The ThreadState shape of a snapshot.
+json state_wire(const StateSnapshot& s);
+/// The ThreadState of a thread that never ran.
+json empty_state_wire();
+/// `{"thread_id","checkpoint_ns","checkpoint_id","checkpoint_map":null}`.
+json checkpoint_wire(const CheckpointConfig& c);
+/// LangGraph's JSON drawing of a graph (`GET /assistants/{id}/graph`).
+json graph_wire(const DrawableGraph& g);
+/// The name of an exception's class without namespaces (LangGraph's `error` field).
+std::string error_name(const std::exception& e);
+
+}  // namespace superstep::server
