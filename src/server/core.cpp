@@ -89,7 +89,10 @@ void Core::open() {
     if (g.build_once) g.fixed = g.factory(opts, json::object(), json::object());
 
   std::lock_guard lock(mutex_);
-  for (json& a : records_->load("assistants")) assistants_[a["assistant_id"].get<std::string>()] = std::move(a);
+  for (json& a : records_->load("assistants")) {
+    std::string id = a["assistant_id"];
+    assistants_[id] = std::move(a);
+  }
   for (const GraphEntry& g : graphs_) {
     std::string id = system_assistant_id(g.id);
     if (assistants_.count(id)) continue;

@@ -64,8 +64,10 @@ class Core {
   /// pending or running.
   void open();
   /// Stops starting runs; stops executing ones at their next boundary (returned to pending).
-  /// Returns once they all ended or `grace` passed.
-  void shutdown(std::chrono::milliseconds grace);
+  /// Returns once they all ended or `grace` passed: how many still execute (stored as pending).
+  std::size_t shutdown(std::chrono::milliseconds grace);
+  /// Returns once no run executes.
+  void wait_idle();
   const ServerOptions& options() const { return options_; }
   void log_line(const std::string& line) const;
 

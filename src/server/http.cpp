@@ -165,7 +165,8 @@ struct Listener::Impl : std::enable_shared_from_this<Listener::Impl> {
       auto [ec, n] = co_await bhttp::async_read(stream, buffer, parser, use_tuple);
       if (ec == bhttp::error::body_limit) {
         BeastConn conn(stream, options.common_headers, false, 11);
-        co_await conn.send({413, R"j({"detail":"request body too large (the limit is 10 MiB)"})j"});
+        Reply too_large{413, R"j({"detail":"request body too large (the limit is 10 MiB)"})j"};
+        co_await conn.send(std::move(too_large));
         break;
       }
       if (ec) break;
@@ -180,7 +181,8 @@ struct Listener::Impl : std::enable_shared_from_this<Listener::Impl> {
         failed = true;
       }
       if (failed) {
-        if (conn.status_sent == 0) co_await conn.send({500, R"({"detail":"internal error"})"});
+        Reply internal{500, R"({"detail":"internal error"})"};
+        if (conn.status_sent == 0) co_await conn.send(std::move(internal));
         break;
       }
       if (!keep_alive || !conn.ok()) break;

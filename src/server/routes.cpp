@@ -284,12 +284,14 @@ asio::awaitable<void> Routes::cancel_wait(Conn& conn, std::shared_ptr<EventLog> 
     co_await timer->async_wait(use_tuple);
   }
   log->unsubscribe(token);
-  co_await conn.send(Reply{204, "", "", {}});
+  Reply done{204, "", "", {}};
+  co_await conn.send(std::move(done));
 }
 
 asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, std::int64_t after, Headers headers,
                                      std::function<void()> on_disconnect, json modes) {
-  if (!co_await conn.begin(200, "text/event-stream", std::move(headers))) {
+  std::string sse = "text/event-stream";
+  if (!co_await conn.begin(200, std::move(sse), std::move(headers))) {
     if (on_disconnect) on_disconnect();
     co_return;
   }
@@ -317,7 +319,8 @@ asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, 
     if (dirty->exchange(false)) continue;
     timer->expires_after(core_.options().heartbeat);
     auto [ec] = co_await timer->async_wait(use_tuple);
-    if (!ec && !co_await conn.write(": heartbeat\n\n")) {
+    std::string heartbeat = ": heartbeat\n\n";
+    if (!ec && !co_await conn.write(std::move(heartbeat))) {
       gone = true;
       break;
     }
@@ -332,7 +335,8 @@ asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, 
 
 asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, const std::string& run_id,
                                    Headers headers, std::function<void()> on_disconnect) {
-  if (!co_await conn.begin(200, "application/json", std::move(headers))) {
+  std::string content_type = "application/json";
+  if (!co_await conn.begin(200, std::move(content_type), std::move(headers))) {
     if (on_disconnect) on_disconnect();
     co_return;
   }
@@ -348,7 +352,8 @@ asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, co
     if (dirty->exchange(false)) continue;
     timer->expires_after(std::chrono::seconds(1));
     auto [ec] = co_await timer->async_wait(use_tuple);
-    if (!ec && !co_await conn.write("\n")) {
+    std::string newline = "\n";
+    if (!ec && !co_await conn.write(std::move(newline))) {
       gone = true;
       break;
     }
@@ -358,7 +363,8 @@ asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, co
     if (on_disconnect) on_disconnect();
     co_return;
   }
-  co_await conn.write(core_.wait_body(run_id).dump());
+  std::string body = core_.wait_body(run_id).dump();
+  co_await conn.write(std::move(body));
   co_await conn.end();
 }
 

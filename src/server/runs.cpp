@@ -372,7 +372,6 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
   bool delete_thread_after = false;
   {
     std::lock_guard lock(mutex_);
-    --executing_;
     auto& tslot = thread_slots_[tid];
     if (tslot.running == rid) tslot.running.clear();
     if (status == "pending") {
@@ -401,12 +400,15 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
         }
       }
     }
-    run->log->close();
     log_line("run " + rid + " " + status + (error_text ? ": " + *error_text : std::string()));
-    schedule_locked();
   }
-  idle_.notify_all();
   if (delete_thread_after) saver_->delete_thread(tid);
+  run->log->close();
+  // Last: once executing_ reaches zero a shutting-down server may destroy this object.
+  std::lock_guard lock(mutex_);
+  --executing_;
+  schedule_locked();
+  idle_.notify_all();
 }
 
 // --- cancelling, reading ---------------------------------------------------------------------
@@ -498,7 +500,7 @@ json Core::wait_body(const std::string& run_id) {
   return json::object();
 }
 
-void Core::shutdown(std::chrono::milliseconds grace) {
+std::size_t Core::shutdown(std::chrono::milliseconds grace) {
   std::unique_lock lock(mutex_);
   shutting_down_ = true;
   for (auto& [id, r] : runs_)
@@ -513,6 +515,12 @@ void Core::shutdown(std::chrono::milliseconds grace) {
       doc["status"] = "pending";
       save_run(doc);  // the next start resumes it from its last checkpoint
     }
+  return executing_;
+}
+
+void Core::wait_idle() {
+  std::unique_lock lock(mutex_);
+  idle_.wait(lock, [&] { return executing_ == 0; });
 }
 
 }  // namespace superstep::server

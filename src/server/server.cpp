@@ -21,6 +21,7 @@ struct Server::Impl {
   std::unique_ptr<Routes> routes;
   std::unique_ptr<http::Listener> listener;
   std::vector<std::thread> threads;
+  std::optional<asio::signal_set> signals;  // run(): SIGINT/SIGTERM
   std::mutex mutex;
   std::condition_variable stopped_cv;
   bool started = false, stop_requested = false, stopped = false;
@@ -79,8 +80,8 @@ std::string Server::url() const { return "http://" + impl_->options.host + ":" +
 void Server::run() {
   start();
   Impl& s = *impl_;
-  asio::signal_set signals(s.io, SIGINT, SIGTERM);
-  signals.async_wait([&s](const boost::system::error_code& ec, int) {
+  if (!s.signals) s.signals.emplace(s.io, SIGINT, SIGTERM);
+  s.signals->async_wait([&s](const boost::system::error_code& ec, int) {
     if (ec) return;
     std::lock_guard lock(s.mutex);
     s.stop_requested = true;
@@ -90,9 +91,13 @@ void Server::run() {
     std::unique_lock lock(s.mutex);
     s.stopped_cv.wait(lock, [&] { return s.stop_requested; });
   }
-  boost::system::error_code ignored;
-  signals.cancel(ignored);
-  stop();
+}
+
+std::size_t Server::shutdown() {
+  Impl& s = *impl_;
+  if (!s.started || s.stopped) return 0;
+  if (s.listener) s.listener->close();
+  return s.core ? s.core->shutdown(s.options.grace) : 0;
 }
 
 void Server::stop() {
@@ -105,8 +110,15 @@ void Server::stop() {
     s.stopped = true;
   }
   if (s.listener) s.listener->close();
-  if (s.core) s.core->shutdown(s.options.grace);
+  if (s.core) {
+    s.core->shutdown(s.options.grace);
+    s.core->wait_idle();
+  }
   s.work.reset();
+  if (s.signals) asio::post(s.io, [&s] {
+    boost::system::error_code ignored;
+    s.signals->cancel(ignored);
+  });
   s.io.stop();
   for (auto& t : s.threads) t.join();
   s.threads.clear();

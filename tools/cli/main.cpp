@@ -159,6 +159,13 @@ int main(int argc, char** argv) {
       if (std::getenv("OPENAI_BASE_URL") && std::getenv("SUPERSTEP_MODEL")) std::cout << " agent";
       std::cout << ")" << std::endl;
       server.run();
+      std::cout << "superstep serve: stopping (runs get " << grace << " s to reach a superstep boundary)" << std::endl;
+      if (std::size_t left = server.shutdown()) {
+        std::cout << "superstep serve: " << left << " run(s) still executing are stored as pending; the next start resumes them"
+                  << std::endl;
+        std::_Exit(0);
+      }
+      server.stop();
       return 0;
     } catch (const std::exception& e) {
       std::cerr << "superstep serve: " << e.what() << "\n";

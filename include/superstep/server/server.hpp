@@ -65,9 +65,15 @@ class Server {
   unsigned short port() const;
   /// `http://host:port`.
   std::string url() const;
-  /// start() if not started, then serves until stop() or SIGINT/SIGTERM.
+  /// start() if not started, then serves until SIGINT/SIGTERM or stop() (from another thread).
+  /// Then call shutdown() or stop(), or destroy the server.
   void run();
-  /// Stops taking requests and runs; executing runs get `grace` to reach a superstep boundary.
+  /// Stops taking requests and starting runs; executing runs get `grace` to reach their next
+  /// superstep boundary and are returned to `pending` (the next start resumes them). Returns
+  /// how many still execute after the grace period (they too are stored as pending, so a
+  /// process may exit now without losing them).
+  std::size_t shutdown();
+  /// shutdown(), then waits for every executing run to end and stops the HTTP threads.
   void stop();
 
  private:

@@ -1,0 +1,372 @@
+// The server's storage, queue and status logic, over real HTTP on loopback (cpp-httplib's
+// client) against an in-process superstep::server::Server on a fresh SQLite file. The JS suite
+// (tests/server/js) drives the same server with the official SDK.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <superstep/server/server.hpp>
+#include <superstep/superstep.hpp>
+
+namespace sp = superstep;
+using sp::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::atomic<int> g_counted{0};
+
+sp::CompiledStateGraph approval(const sp::CompileOptions& o) {
+  sp::StateSchema s;
+  s.field("topic").field("approved");
+  sp::StateGraph g(s);
+  g.add_node("ask", [](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    json answer = sp::interrupt(rt, json{{"question", "approve?"}});
+    return json{{"approved", answer == "yes"}};
+  });
+  g.add_edge(sp::START, "ask").add_edge("ask", sp::END);
+  auto opts = o;
+  opts.name = "approval";
+  return g.compile(opts);
+}
+
+// count (counted in g_counted) -> sleep `seconds` -> finish -> END
+sp::CompiledStateGraph slow(const sp::CompileOptions& o) {
+  sp::StateSchema s;
+  s.field("seconds").field("n", sp::reducers::add, 0).field("slept").field("done");
+  sp::StateGraph g(s);
+  g.add_node("count", [](const sp::State&) {
+    ++g_counted;
+    return json{{"n", 1}};
+  });
+  g.add_node("sleep", [](const sp::State& st, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    co_await sp::sleep_for(rt, std::chrono::milliseconds(static_cast<int>(st["seconds"].get<double>() * 1000)));
+    co_return json{{"slept", true}};
+  });
+  g.add_node("finish", [](const sp::State&) { return json{{"done", true}}; });
+  g.add_edge(sp::START, "count").add_edge("count", "sleep").add_edge("sleep", "finish").add_edge("finish", sp::END);
+  auto opts = o;
+  opts.name = "slow";
+  return g.compile(opts);
+}
+
+sp::CompiledStateGraph fail(const sp::CompileOptions& o) {
+  sp::StateSchema s;
+  s.field("x");
+  sp::StateGraph g(s);
+  g.add_node("boom", [](const sp::State&) -> json { throw std::runtime_error("boom failed"); });
+  g.add_edge(sp::START, "boom").add_edge("boom", sp::END);
+  auto opts = o;
+  opts.name = "fail";
+  return g.compile(opts);
+}
+
+/// Sends `text` on a new connection and returns everything read until the server closes it.
+std::string raw_request(unsigned short port, const std::string& text) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return "connect failed";
+  }
+  (void)!::write(fd, text.data(), text.size());
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = (std::filesystem::temp_directory_path() /
+           ("superstep-server-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db"))
+              .string();
+    remove_db();
+  }
+  void TearDown() override {
+    server_.reset();
+    remove_db();
+  }
+  void remove_db() {
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db_ + suffix);
+  }
+  void start(sp::server::ServerOptions o = {}) {
+    o.database = db_;
+    o.port = 0;
+    o.log = std::getenv("SERVER_TEST_LOG") != nullptr;
+    server_ = std::make_unique<sp::server::Server>(o);
+    server_->add_graph("approval", approval);
+    server_->add_graph("slow", slow);
+    server_->add_graph("fail", fail);
+    server_->start();
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+    client_->set_read_timeout(30, 0);
+  }
+  void restart(sp::server::ServerOptions o = {}) {
+    server_.reset();
+    start(o);
+  }
+  json post(const std::string& path, const json& body, int expect = 200) {
+    auto r = client_->Post(path, body.dump(), "application/json");
+    EXPECT_TRUE(r) << path;
+    if (!r) return nullptr;
+    EXPECT_EQ(r->status, expect) << path << ": " << r->body;
+    return r->body.empty() ? json(nullptr) : json::parse(r->body);
+  }
+  json get(const std::string& path, int expect = 200) {
+    auto r = client_->Get(path);
+    EXPECT_TRUE(r) << path;
+    if (!r) return nullptr;
+    EXPECT_EQ(r->status, expect) << path << ": " << r->body;
+    return r->body.empty() ? json(nullptr) : json::parse(r->body);
+  }
+  std::string new_thread() { return post("/threads", json::object())["thread_id"]; }
+  /// Polls until the run has left pending/running.
+  json await_run(const std::string& tid, const std::string& rid) {
+    for (int i = 0; i < 500; ++i) {
+      json r = get("/threads/" + tid + "/runs/" + rid);
+      if (r["status"] != "pending" && r["status"] != "running") return r;
+      std::this_thread::sleep_for(10ms);
+    }
+    ADD_FAILURE() << "run " << rid << " did not end";
+    return nullptr;
+  }
+
+  std::string db_;
+  std::unique_ptr<sp::server::Server> server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(ServerTest, SystemAssistantPerGraphWithLangGraphsId) {
+  start();
+  json a = get("/assistants/approval");
+  // uuid5(graph_id, 6ba7b821-9dad-11d1-80b4-00c04fd430c8), as the reference server makes it
+  EXPECT_EQ(a["assistant_id"], "e234584d-b7bf-527f-9d06-ba77f8f5172d");
+  EXPECT_EQ(a["metadata"], json({{"created_by", "system"}}));
+  EXPECT_EQ(a["version"], 1);
+  EXPECT_EQ(get("/assistants/" + a["assistant_id"].get<std::string>())["graph_id"], "approval");
+  json found = post("/assistants/search", {{"graph_id", "slow"}});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0]["name"], "slow");
+  get("/assistants/nope", 404);
+}
+
+TEST_F(ServerTest, InterruptThenResumeAndStatuses) {
+  start();
+  std::string tid = new_thread();
+  json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}});
+  ASSERT_TRUE(out.contains("__interrupt__")) << out;
+  EXPECT_EQ(out["__interrupt__"][0]["value"], json({{"question", "approve?"}}));
+  json thread = get("/threads/" + tid);
+  EXPECT_EQ(thread["status"], "interrupted");
+  ASSERT_EQ(thread["interrupts"].size(), 1u);
+  json runs = get("/threads/" + tid + "/runs");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["status"], "success");  // a run that pauses ends success; the thread is interrupted
+  json state = get("/threads/" + tid + "/state");
+  EXPECT_EQ(state["next"], json::array({"ask"}));
+  EXPECT_EQ(state["tasks"][0]["interrupts"][0]["value"], json({{"question", "approve?"}}));
+
+  // resume by interrupt id
+  std::string iid = out["__interrupt__"][0]["id"];
+  out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "approval"}, {"command", {{"resume", {{iid, "yes"}}}}}});
+  EXPECT_EQ(out["approved"], true) << out;
+  thread = get("/threads/" + tid);
+  EXPECT_EQ(thread["status"], "idle");
+  EXPECT_TRUE(thread["interrupts"].empty());
+  json history = post("/threads/" + tid + "/history", json::object());
+  ASSERT_GE(history.size(), 3u);
+  EXPECT_EQ(history[0]["parent_checkpoint"], history[1]["checkpoint"]);
+}
+
+TEST_F(ServerTest, FailedRunReportsItsErrorAndTheThreadIsError) {
+  start();
+  std::string tid = new_thread();
+  json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "fail"}, {"input", {{"x", 1}}}});
+  ASSERT_TRUE(out.contains("__error__")) << out;
+  EXPECT_NE(out["__error__"]["message"].get<std::string>().find("boom failed"), std::string::npos);
+  EXPECT_EQ(get("/threads/" + tid)["status"], "error");
+  EXPECT_EQ(get("/threads/" + tid + "/runs")[0]["status"], "error");
+}
+
+TEST_F(ServerTest, RunsOfOneThreadRunOneAtATimeAndRejectIs422) {
+  start();
+  std::string tid = new_thread();
+  json first = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}}, 422);
+  json second = post("/threads/" + tid + "/runs",
+                     {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"multitask_strategy", "enqueue"}});
+  EXPECT_EQ(get("/threads/" + tid)["status"], "busy");
+  EXPECT_EQ(get("/threads/" + tid + "/runs/" + second["run_id"].get<std::string>())["status"], "pending");
+  json r1 = await_run(tid, first["run_id"]);
+  json r2 = await_run(tid, second["run_id"]);
+  EXPECT_EQ(r1["status"], "success");
+  EXPECT_EQ(r2["status"], "success");
+  EXPECT_LT(r1["updated_at"].get<std::string>(), r2["updated_at"].get<std::string>());
+  EXPECT_EQ(get("/threads/" + tid)["values"]["n"], 2);
+  EXPECT_EQ(get("/threads/" + tid)["status"], "idle");
+}
+
+TEST_F(ServerTest, WorkersBoundRunsExecutingAtOnce) {
+  start({.workers = 1});
+  std::string a = new_thread(), b = new_thread();
+  json ra = post("/threads/" + a + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  json rb = post("/threads/" + b + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}});
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(get("/threads/" + b + "/runs/" + rb["run_id"].get<std::string>())["status"], "pending");
+  EXPECT_EQ(await_run(a, ra["run_id"])["status"], "success");
+  EXPECT_EQ(await_run(b, rb["run_id"])["status"], "success");
+}
+
+TEST_F(ServerTest, CancelInterruptsAtTheNextBoundary) {
+  start();
+  std::string tid = new_thread();
+  json run = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  std::string rid = run["run_id"];
+  std::this_thread::sleep_for(50ms);
+  auto r = client_->Post("/threads/" + tid + "/runs/" + rid + "/cancel?wait=1&action=interrupt", "", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 204);
+  EXPECT_EQ(get("/threads/" + tid + "/runs/" + rid)["status"], "interrupted");
+  // the node that was running finished and its step is checkpointed: null input continues
+  json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", nullptr}});
+  EXPECT_EQ(out["done"], true) << out;
+  EXPECT_EQ(out["n"], 1) << out;
+}
+
+TEST_F(ServerTest, InterruptStrategyCancelsTheRunningRun) {
+  start();
+  std::string tid = new_thread();
+  json first = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  std::this_thread::sleep_for(50ms);
+  json second = post("/threads/" + tid + "/runs",
+                     {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"multitask_strategy", "interrupt"}});
+  EXPECT_EQ(await_run(tid, second["run_id"])["status"], "success");
+  EXPECT_EQ(get("/threads/" + tid + "/runs/" + first["run_id"].get<std::string>())["status"], "interrupted");
+}
+
+TEST_F(ServerTest, RecordsSurviveARestart) {
+  start();
+  std::string tid = new_thread();
+  post("/threads/" + tid + "/runs/wait", {{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}});
+  std::string aid = get("/assistants/approval")["assistant_id"];
+  restart();
+  EXPECT_EQ(get("/assistants/approval")["assistant_id"], aid);
+  json thread = get("/threads/" + tid);
+  EXPECT_EQ(thread["status"], "interrupted");
+  EXPECT_EQ(thread["values"]["topic"], "x");
+  EXPECT_EQ(get("/threads/" + tid + "/runs").size(), 1u);
+  json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "approval"}, {"command", {{"resume", "yes"}}}});
+  EXPECT_EQ(out["approved"], true);
+}
+
+TEST_F(ServerTest, ARunStoppedByShutdownResumesOnTheNextStartWithoutRerunningDoneNodes) {
+  start({.grace = 0ms});
+  std::string tid = new_thread();
+  g_counted = 0;
+  json run = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.5}}}});
+  std::string rid = run["run_id"];
+  std::this_thread::sleep_for(150ms);  // `count` done and checkpointed, `sleep` running
+  server_.reset();                     // grace 0: the run is returned to pending
+  EXPECT_EQ(g_counted.load(), 1);
+  start();
+  json r = await_run(tid, rid);
+  EXPECT_EQ(r["status"], "success");
+  EXPECT_EQ(r["attempt"], 2);
+  EXPECT_EQ(g_counted.load(), 1);  // `count` did not run again
+  json values = get("/threads/" + tid)["values"];
+  EXPECT_EQ(values["done"], true);
+  EXPECT_EQ(values["n"], 1);
+}
+
+TEST_F(ServerTest, StreamFramingAndJoinWithLastEventId) {
+  start();
+  std::string tid = new_thread();
+  auto r = client_->Post("/threads/" + tid + "/runs/stream",
+                         json{{"assistant_id", "approval"}, {"input", {{"topic", "x"}}},
+                              {"stream_mode", {"values", "updates"}}, {"stream_resumable", true}}.dump(),
+                         "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/event-stream");
+  std::string location = r->get_header_value("Content-Location");
+  ASSERT_EQ(location.rfind("/threads/" + tid + "/runs/", 0), 0u) << location;
+  EXPECT_EQ(r->body.rfind("event: metadata\ndata: {", 0), 0u) << r->body;
+  EXPECT_NE(r->body.find("id: 0\n"), std::string::npos);
+  EXPECT_NE(r->body.find("event: updates\ndata: {\"__interrupt__\""), std::string::npos) << r->body;
+  // Join after event 2: only the later events, with their ids.
+  httplib::Headers h = {{"Last-Event-ID", "2"}};
+  auto j = client_->Get(location + "/stream", h);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->body.find("id: 2\n"), std::string::npos);
+  EXPECT_NE(j->body.find("id: 3\n"), std::string::npos) << j->body;
+  EXPECT_EQ(j->body, r->body.substr(r->body.find("event:", r->body.find("id: 2\n"))));
+}
+
+TEST_F(ServerTest, BadInputGetsA4xxWithAJsonBody) {
+  start({.api_key = "secret"});
+  EXPECT_EQ(get("/ok")["ok"], true);  // needs no key
+  auto r = client_->Get("/threads/x");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  EXPECT_TRUE(json::parse(r->body).contains("detail"));
+  client_->set_default_headers({{"x-api-key", "wrong"}});
+  EXPECT_EQ(client_->Get("/assistants/approval")->status, 403);
+  client_->set_default_headers({{"x-api-key", "secret"}});
+  auto bad = client_->Post("/threads", "{not json", "application/json");
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(json::parse(bad->body)["detail"].get<std::string>().find("not valid JSON"), std::string::npos);
+  get("/threads/not-a-uuid", 422);
+  get("/threads/" + std::string("00000000-0000-0000-0000-000000000000"), 404);
+  post("/threads/00000000-0000-0000-0000-000000000000/runs", {{"assistant_id", "approval"}}, 404);
+  post("/runs/wait", {{"assistant_id", "nope"}}, 404);
+  post("/runs/wait", {{"input", json::object()}}, 422);
+  post("/runs/wait", {{"assistant_id", "approval"}, {"stream_mode", "bogus"}}, 422);
+  json t = post("/threads", {{"thread_id", "11111111-1111-1111-1111-111111111111"}});
+  post("/threads", {{"thread_id", "11111111-1111-1111-1111-111111111111"}}, 409);
+  EXPECT_EQ(post("/threads", {{"thread_id", "11111111-1111-1111-1111-111111111111"}, {"if_exists", "do_nothing"}}), t);
+  // A body over 10 MiB: 413 as soon as the header announces it.
+  std::string big = raw_request(server_->port(), "POST /threads HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                                 "Content-Length: 11534336\r\n\r\n");
+  EXPECT_EQ(big.rfind("HTTP/1.1 413", 0), 0u) << big;
+  EXPECT_NE(big.find("\"detail\""), std::string::npos) << big;
+  auto pre = client_->Options("/threads");
+  ASSERT_TRUE(pre);
+  EXPECT_EQ(pre->status, 204);
+  EXPECT_EQ(pre->get_header_value("Access-Control-Allow-Origin"), "*");
+  // unknown fields are ignored
+  json ok = post("/runs/wait", {{"assistant_id", "approval"}, {"input", {{"topic", "y"}}}, {"strict_resume", true},
+                                {"checkpoint_during", false}});
+  EXPECT_TRUE(ok.contains("__interrupt__"));
+}
+
+TEST_F(ServerTest, UpdateStateIs409WhileARunIsInFlight) {
+  start();
+  std::string tid = new_thread();
+  post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  post("/threads/" + tid + "/state", {{"values", {{"n", 5}}}}, 409);
+  auto runs = get("/threads/" + tid + "/runs");
+  await_run(tid, runs[0]["run_id"]);
+  json cp = post("/threads/" + tid + "/state", {{"values", {{"n", 5}}}, {"as_node", "sleep"}});
+  EXPECT_TRUE(cp["checkpoint"]["checkpoint_id"].is_string());
+  EXPECT_EQ(get("/threads/" + tid)["values"]["n"], 6);
+}
+
+}  // namespace
