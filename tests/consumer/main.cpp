@@ -1,5 +1,6 @@
 #include <iostream>
 #include <superstep/prebuilt/tool_node.hpp>
+#include <superstep/server/server.hpp>
 #include <superstep/superstep.hpp>
 
 namespace sp = superstep;
@@ -16,5 +17,11 @@ int main() {
   // The installed superstep::prebuilt (and superstep::llm, libcurl) link too.
   sp::Tool echo("echo", "Echoes.", {{"type", "object"}}, [](const json& a) -> json { return a; });
   sp::ToolNode tools({echo});
-  return out["count"] == 1 && echo.validate(json::object()).empty() && tools.tools().size() == 1 ? 0 : 1;
+  // The installed superstep::server (Boost.Beast, SQLite) links and serves on a free port.
+  sp::server::Server server({.database = ":memory:", .port = 0, .log = false});
+  server.add_graph("inc", [&](const sp::CompileOptions& o) { return g.compile(o); });
+  server.start();
+  bool served = server.port() != 0;
+  server.stop();
+  return out["count"] == 1 && echo.validate(json::object()).empty() && tools.tools().size() == 1 && served ? 0 : 1;
 }
