@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
+#include <set>
 #include <thread>
 #include <tuple>
 #include <unordered_set>
@@ -70,6 +72,10 @@ json CheckpointTuple::to_json() const {
               {"metadata", metadata},
               {"parent_config", parent_config ? parent_config->to_json() : json(nullptr)},
               {"pending_writes", std::move(writes)}};
+}
+
+std::size_t CheckpointSaver::delete_run_checkpoints(const std::string& thread_id, const std::string&) {
+  throw CheckpointError("delete_run_checkpoints: this saver does not support it (thread '" + thread_id + "')");
 }
 
 CheckpointConfig CheckpointSaver::update_metadata(const CheckpointConfig& config, const json&) {
@@ -414,6 +420,37 @@ json merge_metadata(json stored, const json& patch) {
     else stored[k] = v;
   }
   return stored;
+}
+
+RunRollback plan_run_rollback(const std::string& thread, const std::string& run_id, const std::vector<CheckpointRow>& rows) {
+  RunRollback out;
+  std::set<std::pair<std::string, std::string>> gone;
+  for (const CheckpointRow& r : rows)
+    if (r.run_id == run_id) {
+      gone.insert({r.ns, r.id});
+      out.deleted.emplace_back(r.ns, r.id);
+      out.newest_left.emplace(r.ns, std::nullopt);
+    }
+  for (const CheckpointRow& r : rows) {
+    if (gone.contains({r.ns, r.id})) continue;
+    if (r.parent && gone.contains({r.ns, *r.parent}))
+      throw CheckpointError("delete_run_checkpoints: thread '" + thread + "': checkpoint '" + r.id + "' (run '" +
+                            r.run_id + "') continues from checkpoint '" + *r.parent + "' of run '" + run_id +
+                            "'; roll back the later run first");
+    auto left = out.newest_left.find(r.ns);
+    if (left != out.newest_left.end() && (!left->second || r.id > *left->second)) left->second = r.id;
+  }
+  return out;
+}
+
+std::uint64_t max_channel_version(const CheckpointTuple& tuple) {
+  std::uint64_t out = 0;
+  for (const json& v : tuple.checkpoint.channel_versions) {
+    if (v.is_number_unsigned()) out = std::max(out, v.get<std::uint64_t>());
+    else if (v.is_number_integer()) out = std::max<std::uint64_t>(out, static_cast<std::uint64_t>(std::max<std::int64_t>(0, v.get<std::int64_t>())));
+    else if (v.is_string()) out = std::max<std::uint64_t>(out, std::strtoull(v.get_ref<const std::string&>().c_str(), nullptr, 10));
+  }
+  return out;
 }
 
 void no_checkpoint_to_update(const CheckpointConfig& config) {

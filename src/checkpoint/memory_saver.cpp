@@ -2,6 +2,8 @@
 #include "superstep/checkpoint/memory_saver.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <ranges>
 #include <tuple>
 
@@ -115,7 +117,7 @@ void InMemorySaver::put_writes(const CheckpointConfig& config, const std::vector
     int idx = internal::write_index(channel, static_cast<int>(i));
     std::pair<std::string, int> key{task_id, idx};
     if (idx >= 0 && m.count(key)) continue;  // regular writes: the first one saved stays
-    m[key] = StoredWrite{task_id, idx, channel, value, task_path};
+    m[key] = StoredWrite{task_id, idx, channel, value, task_path, config.run_id};
   }
 }
 
@@ -182,6 +184,47 @@ CheckpointConfig InMemorySaver::update_metadata(const CheckpointConfig& config, 
   if (it == of->second.end()) internal::no_checkpoint_to_update(config);
   it->second.metadata = internal::merge_metadata(std::move(it->second.metadata), metadata);
   return CheckpointConfig{config.thread_id, config.checkpoint_ns, it->first};
+}
+
+std::size_t InMemorySaver::delete_run_checkpoints(const std::string& thread_id, const std::string& run_id) {
+  internal::RunRollback plan;
+  {
+    std::lock_guard lock(mutex_);
+    std::vector<internal::CheckpointRow> rows;
+    for (const auto& [key, saved] : data_->checkpoints)
+      if (key.first == thread_id)
+        for (const auto& [id, cp] : saved)
+          rows.push_back({key.second, id, cp.parent,
+                          cp.metadata.is_object() ? cp.metadata.value("run_id", std::string()) : std::string()});
+    plan = internal::plan_run_rollback(thread_id, run_id, rows);
+    // What the run wrote on checkpoints it did not make (a resume value, its tasks' writes).
+    for (auto& [key, by_checkpoint] : data_->writes)
+      if (std::get<0>(key) == thread_id)
+        for (auto& [id, writes] : by_checkpoint) std::erase_if(writes, [&](const auto& w) { return w.second.run_id == run_id; });
+  }
+  if (plan.deleted.empty()) return 0;
+  // The highest version each namespace keeps (read whole, outside the lock get_tuple takes).
+  std::map<std::string, std::uint64_t> keep;
+  for (const auto& [ns, newest] : plan.newest_left) {
+    std::optional<CheckpointTuple> t = newest ? get_tuple({thread_id, ns, *newest}) : std::nullopt;
+    keep[ns] = t ? internal::max_channel_version(*t) : 0;
+  }
+  std::lock_guard lock(mutex_);
+  for (const auto& [ns, id] : plan.deleted) {
+    data_->checkpoints[{thread_id, ns}].erase(id);
+    if (auto w = data_->writes.find(std::tie(thread_id, ns)); w != data_->writes.end()) w->second.erase(id);
+  }
+  for (const auto& [ns, highest] : keep) {
+    if (auto cps = data_->checkpoints.find({thread_id, ns}); cps != data_->checkpoints.end() && cps->second.empty())
+      data_->checkpoints.erase(cps);
+    auto of = data_->blobs.find(std::tie(thread_id, ns));
+    if (of == data_->blobs.end()) continue;
+    std::erase_if(of->second, [&](const auto& blob) {
+      const std::string& version = std::get<1>(blob.first);
+      return std::strtoull(version.c_str(), nullptr, 10) > highest;
+    });
+  }
+  return plan.deleted.size();
 }
 
 void InMemorySaver::delete_thread(const std::string& thread_id) {

@@ -36,7 +36,7 @@ namespace pq = internal::pq;
 
 namespace {
 
-constexpr int kSchemaVersion = 3;  // claims use advisory locks: no table
+constexpr int kSchemaVersion = 4;  // claims use advisory locks: no table
 
 const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -80,6 +80,11 @@ ALTER TABLE checkpoint_blobs ADD COLUMN delta_base TEXT COLLATE "C";
     R"sql(
 SELECT 1;
 )sql",
+    // 4: the run that stored each pending write (delete_run_checkpoints: a rollback removes
+    // what the run wrote on an earlier run's checkpoint too).
+    R"sql(
+ALTER TABLE checkpoint_writes ADD COLUMN run_id TEXT COLLATE "C";
+)sql",
 };
 
 /// A checkpoints row, before its values and writes are fetched.
@@ -103,11 +108,11 @@ ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
 
 // Special channels (negative slots) replace the saved write; other writes keep the first saved.
 constexpr const char* kPutWrites = R"sql(
-INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, task_path)
-SELECT $1::bytea, $2::bytea, $3::text, $4::text, u.idx, u.channel, u.value, $5::text
+INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, task_path, run_id)
+SELECT $1::bytea, $2::bytea, $3::text, $4::text, u.idx, u.channel, u.value, $5::text, $9::text
 FROM unnest($6::int[], $7::text[], $8::text[]) AS u(idx, channel, value)
 ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE
-  SET channel = EXCLUDED.channel, value = EXCLUDED.value, task_path = EXCLUDED.task_path
+  SET channel = EXCLUDED.channel, value = EXCLUDED.value, task_path = EXCLUDED.task_path, run_id = EXCLUDED.run_id
   WHERE checkpoint_writes.idx < 0)sql";
 
 constexpr const char* kColumns = "thread_id, checkpoint_ns, checkpoint_id, checkpoint, metadata, parent_checkpoint_id";
@@ -489,6 +494,8 @@ void PostgresSaver::put_writes(const CheckpointConfig& config, const std::vector
       .text(int_array(idx))
       .text(text_array(channels, "channel name"))
       .text(text_array(values, "value"));
+  if (config.run_id.empty()) p.null();
+  else p.text(config.run_id);
   impl_->with_conn([&](Conn& c) { return c.run("put_writes", kPutWrites, p); });
 }
 
@@ -617,6 +624,43 @@ CheckpointConfig PostgresSaver::update_metadata(const CheckpointConfig& config, 
   return out;
 }
 
+std::size_t PostgresSaver::delete_run_checkpoints(const std::string& thread_id, const std::string& run_id) {
+  std::vector<internal::CheckpointRow> rows;
+  impl_->with_conn([&](Conn& c) {
+    Result r = c.run(nullptr,
+                     "SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
+                     "coalesce(metadata::jsonb->>'run_id', '') FROM checkpoints WHERE thread_id = $1::bytea",
+                     Params().bytes(thread_id));
+    for (int i = 0; i < r.rows(); ++i)
+      rows.push_back({r.bytes(i, 0), r.bytes(i, 1), r.is_null(i, 2) ? std::nullopt : std::optional(r.bytes(i, 2)),
+                      r.bytes(i, 3)});
+    return r;
+  });
+  internal::RunRollback plan = internal::plan_run_rollback(thread_id, run_id, rows);
+  std::map<std::string, std::uint64_t> keep;  // per namespace: the highest version its checkpoints keep
+  for (const auto& [ns, newest] : plan.newest_left) {
+    std::optional<CheckpointTuple> t = newest ? get_tuple({thread_id, ns, *newest}) : std::nullopt;
+    keep[ns] = t ? internal::max_channel_version(*t) : 0;
+  }
+  impl_->transaction([&](Conn& c) {
+    // What the run wrote on checkpoints it did not make (a resume value, its tasks' writes).
+    c.run(nullptr, "DELETE FROM checkpoint_writes WHERE thread_id = $1::bytea AND run_id = $2::text",
+          Params().bytes(thread_id).text(run_id));
+    for (const auto& [ns, id] : plan.deleted)
+      c.run(nullptr,
+            "WITH a AS (DELETE FROM checkpoints WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND "
+            "checkpoint_id = $3) DELETE FROM checkpoint_writes WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea "
+            "AND checkpoint_id = $3",
+            Params().bytes(thread_id).bytes(ns).text(id));
+    for (const auto& [ns, highest] : keep)
+      c.run(nullptr,
+            "DELETE FROM checkpoint_blobs WHERE thread_id = $1::bytea AND checkpoint_ns = $2::bytea AND "
+            "version ~ '^[0-9]+$' AND version::numeric > $3::numeric",
+            Params().bytes(thread_id).bytes(ns).text(std::to_string(highest)));
+  });
+  return plan.deleted.size();
+}
+
 void PostgresSaver::delete_thread(const std::string& thread_id) {
   impl_->with_conn([&](Conn& c) {
     return c.run("delete_thread",
@@ -641,8 +685,9 @@ void PostgresSaver::copy_thread(const std::string& from, const std::string& to) 
           "checkpoint, metadata FROM checkpoints WHERE thread_id = $1::bytea), "
           "b AS (INSERT INTO checkpoint_blobs SELECT $2::bytea, checkpoint_ns, channel, version, value, delta_base "
           "FROM checkpoint_blobs WHERE thread_id = $1::bytea) "
-          "INSERT INTO checkpoint_writes SELECT $2::bytea, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, "
-          "task_path FROM checkpoint_writes WHERE thread_id = $1::bytea",
+          "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, "
+          "task_path, run_id) SELECT $2::bytea, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, task_path, "
+          "run_id FROM checkpoint_writes WHERE thread_id = $1::bytea",
           p);
   });
 }

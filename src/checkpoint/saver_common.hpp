@@ -25,6 +25,7 @@ struct StoredWrite {
   std::string channel;
   json value;
   std::string task_path;
+  std::string run_id;  ///< the run that stored it (CheckpointConfig::run_id)
 };
 
 /// The slot of the i-th write of a task: fixed negative slots for the special channels
@@ -154,6 +155,22 @@ void check_metadata_patch(const CheckpointConfig& config, const json& patch);
 json merge_metadata(json stored, const json& patch);
 /// update_metadata: the error for a checkpoint that is not there.
 [[noreturn]] void no_checkpoint_to_update(const CheckpointConfig& config);
+
+/// delete_run_checkpoints: one stored checkpoint of the thread.
+struct CheckpointRow {
+  std::string ns, id;
+  std::optional<std::string> parent;
+  std::string run_id;  // its metadata's run_id ("" when none)
+};
+/// delete_run_checkpoints: what to delete, decided from every checkpoint of the thread.
+struct RunRollback {
+  std::vector<std::pair<std::string, std::string>> deleted;   // (namespace, checkpoint id)
+  std::map<std::string, std::optional<std::string>> newest_left;  // per namespace touched: its newest remaining checkpoint
+};
+/// Throws CheckpointError when a checkpoint of another run continues from one of the run's.
+RunRollback plan_run_rollback(const std::string& thread, const std::string& run_id, const std::vector<CheckpointRow>& rows);
+/// The highest channel version a (whole) tuple holds; 0 when none.
+std::uint64_t max_channel_version(const CheckpointTuple& tuple);
 
 
 /// Rebuilds a tuple, its values read through `values`. A checkpoint still marked as changes

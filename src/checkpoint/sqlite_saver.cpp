@@ -55,7 +55,7 @@ std::string host_name() {
 bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
 
 /// `verb` ("INSERT OR REPLACE", "INSERT OR IGNORE") of `rows` pending writes of one task in one
-/// statement: ?1-?5 thread, namespace, checkpoint, task and path; then idx, channel and value
+/// statement: ?1-?6 thread, namespace, checkpoint, task, path and run; then idx, channel and value
 /// of each row. Built once per verb and row count.
 const char* writes_sql(std::string_view verb, std::size_t rows) {
   static std::mutex mutex;  // guards texts
@@ -65,10 +65,10 @@ const char* writes_sql(std::string_view verb, std::size_t rows) {
   auto it = texts.find(key);
   if (it != texts.end()) return it->second.c_str();
   std::string sql = key.first + " INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, "
-                                "channel, value, task_path) VALUES ";
+                                "channel, value, task_path, run_id) VALUES ";
   for (std::size_t k = 0; k < rows; ++k)
-    sql += (k ? ", (?1, ?2, ?3, ?4, ?" : "(?1, ?2, ?3, ?4, ?") + std::to_string(6 + 3 * k) + ", ?" +
-           std::to_string(7 + 3 * k) + ", ?" + std::to_string(8 + 3 * k) + ", ?5)";
+    sql += (k ? ", (?1, ?2, ?3, ?4, ?" : "(?1, ?2, ?3, ?4, ?") + std::to_string(7 + 3 * k) + ", ?" +
+           std::to_string(8 + 3 * k) + ", ?" + std::to_string(9 + 3 * k) + ", ?5, ?6)";
   return texts.emplace(std::move(key), std::move(sql)).first->second.c_str();
 }
 
@@ -427,9 +427,11 @@ void SqliteSaver::put_writes(const CheckpointConfig& config, const std::vector<s
     const std::size_t n = std::min(kRowsPerStatement, rows.size() - from);
     Stmt s(impl_->db, impl_->stmts, writes_sql(verb, n));
     s.bind(1, config.thread_id).bind(2, config.checkpoint_ns).bind(3, *config.checkpoint_id).bind(4, task_id).bind(5, task_path);
+    if (config.run_id.empty()) s.bind_null(6);
+    else s.bind(6, config.run_id);
     for (std::size_t k = 0; k < n; ++k) {
       const Row& r = rows[from + k];
-      s.bind(static_cast<int>(6 + 3 * k), r.idx).bind(static_cast<int>(7 + 3 * k), *r.channel).bind(static_cast<int>(8 + 3 * k), r.value);
+      s.bind(static_cast<int>(7 + 3 * k), r.idx).bind(static_cast<int>(8 + 3 * k), *r.channel).bind(static_cast<int>(9 + 3 * k), r.value);
     }
     s.run();
   };
@@ -562,6 +564,48 @@ CheckpointConfig SqliteSaver::update_metadata(const CheckpointConfig& config, co
   return out;
 }
 
+std::size_t SqliteSaver::delete_run_checkpoints(const std::string& thread_id, const std::string& run_id) {
+  std::lock_guard lock(impl_->mutex);  // recursive: get_tuple below takes it too
+  std::vector<internal::CheckpointRow> rows = impl_->read([&] {
+    std::vector<internal::CheckpointRow> out;
+    Stmt s(impl_->db,
+           "SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
+           "coalesce(json_extract(metadata, '$.run_id'), '') FROM checkpoints WHERE thread_id = ?1");
+    s.bind(1, thread_id);
+    while (s.step())
+      out.push_back({s.text(0), s.text(1), s.is_null(2) ? std::nullopt : std::optional(s.text(2)), s.text(3)});
+    return out;
+  });
+  internal::RunRollback plan = internal::plan_run_rollback(thread_id, run_id, rows);
+  std::map<std::string, std::uint64_t> keep;  // per namespace: the highest version its checkpoints keep
+  for (const auto& [ns, newest] : plan.newest_left) {
+    std::optional<CheckpointTuple> t = newest ? get_tuple({thread_id, ns, *newest}) : std::nullopt;
+    keep[ns] = t ? internal::max_channel_version(*t) : 0;
+  }
+  impl_->write([&] {
+    // What the run wrote on checkpoints it did not make (a resume value, its tasks' writes).
+    Stmt(impl_->db, "DELETE FROM checkpoint_writes WHERE thread_id = ?1 AND run_id = ?2").bind(1, thread_id).bind(2, run_id).run();
+    for (const auto& [ns, id] : plan.deleted)
+      for (const char* table : {"checkpoints", "checkpoint_writes"})
+        Stmt(impl_->db, (std::string("DELETE FROM ") + table +
+                         " WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3").c_str())
+            .bind(1, thread_id)
+            .bind(2, ns)
+            .bind(3, id)
+            .run();
+    for (const auto& [ns, highest] : keep)
+      for (const char* table : {"checkpoint_blobs", "checkpoint_version_values"})
+        Stmt(impl_->db, (std::string("DELETE FROM ") + table +
+                         " WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND CAST(version AS INTEGER) > CAST(?3 AS INTEGER)")
+                            .c_str())
+            .bind(1, thread_id)
+            .bind(2, ns)
+            .bind(3, std::to_string(highest))
+            .run();
+  });
+  return plan.deleted.size();
+}
+
 void SqliteSaver::delete_thread(const std::string& thread_id) {
   std::lock_guard lock(impl_->mutex);
   impl_->write([&] {
@@ -598,8 +642,9 @@ void SqliteSaver::copy_thread(const std::string& from, const std::string& to) {
         .bind(2, to)
         .run();
     Stmt(impl_->db,
-         "INSERT INTO checkpoint_writes SELECT ?2, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, "
-         "task_path FROM checkpoint_writes WHERE thread_id = ?1")
+         "INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, "
+         "task_path, run_id) SELECT ?2, checkpoint_ns, checkpoint_id, task_id, idx, channel, value, task_path, run_id "
+         "FROM checkpoint_writes WHERE thread_id = ?1")
         .bind(1, from)
         .bind(2, to)
         .run();

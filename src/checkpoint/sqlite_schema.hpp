@@ -4,7 +4,7 @@
 
 namespace superstep::internal::sqlite_schema {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 inline const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -96,6 +96,11 @@ CREATE TABLE checkpoints_5 (
 INSERT INTO checkpoints_5 SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints;
 DROP TABLE checkpoints;
 ALTER TABLE checkpoints_5 RENAME TO checkpoints;
+)sql",
+    // 6: the run that stored each pending write (delete_run_checkpoints: a rollback removes
+    // what the run wrote on an earlier run's checkpoint too).
+    R"sql(
+ALTER TABLE checkpoint_writes ADD COLUMN run_id TEXT;
 )sql",
 };
 

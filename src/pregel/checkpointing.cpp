@@ -157,7 +157,7 @@ bool Persistence::pause_after_step() {
 
 void Persistence::put_writes(const std::string& checkpoint_id, const std::string& task_id,
                              std::vector<std::pair<std::string, json>> writes) {
-  CheckpointConfig cfg{current_.thread_id, current_.checkpoint_ns, checkpoint_id};
+  CheckpointConfig cfg{current_.thread_id, current_.checkpoint_ns, checkpoint_id, run_id_};
   switch (durability_) {
     case Durability::sync:
       saver_->put_writes(cfg, writes, task_id);
@@ -392,7 +392,8 @@ void Persistence::finish_or_throw() {
     exit_dirty_ = false;
     std::lock_guard lock(exit_mutex_);
     for (auto& [task, writes] : exit_writes_)
-      saver_->put_writes(CheckpointConfig{current_.thread_id, current_.checkpoint_ns, s_.checkpoint_id()}, writes, task);
+      saver_->put_writes(CheckpointConfig{current_.thread_id, current_.checkpoint_ns, s_.checkpoint_id(), run_id_}, writes,
+                         task);
     exit_writes_.clear();
   }
   queue_->drain();

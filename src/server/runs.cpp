@@ -370,6 +370,19 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
   }
   std::string rid = run->doc["run_id"], tid = run->doc["thread_id"];
   bool delete_thread_after = false;
+  bool rollback;
+  {
+    std::lock_guard lock(mutex_);
+    rollback = run->cancel_action == "rollback";
+  }
+  if (rollback) {
+    // The thread reads as before the run: its checkpoints and writes go (docs/persistence.md).
+    try {
+      saver_->delete_run_checkpoints(tid, rid);
+    } catch (const std::exception& e) {
+      log_line("run " + rid + ": rollback could not delete its checkpoints: " + e.what());
+    }
+  }
   {
     std::lock_guard lock(mutex_);
     auto& tslot = thread_slots_[tid];

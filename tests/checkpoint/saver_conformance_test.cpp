@@ -92,6 +92,43 @@ TEST_P(SaverConformance, UpdateMetadataMergesIntoTheNamedOrTheNewestCheckpoint) 
   EXPECT_THROW(saver->update_metadata({"", "", std::nullopt}, {{"x", 1}}), sp::CheckpointError);
 }
 
+TEST_P(SaverConformance, DeleteRunCheckpointsRollsTheThreadBackToBeforeTheRun) {
+  auto meta = [](const std::string& run) { return json{{"source", "loop"}, {"run_id", run}}; };
+  auto c1 = saver->put({"t", "", std::nullopt}, cp("0001", {{"a", "one"}}, {{"a", 1}}), meta("r1"), {{"a", 1}});
+  auto c2 = saver->put(c1, cp("0002", {{"a", "two"}, {"b", 1}}, {{"a", 2}, {"b", 2}}), meta("r1"), {{"a", 2}, {"b", 2}});
+  auto c3 = saver->put(c2, cp("0003", {{"a", "three"}, {"b", 1}}, {{"a", 3}, {"b", 2}}), meta("r2"), {{"a", 3}});
+  auto c4 = saver->put(c3, cp("0004", {{"a", "four"}, {"b", 5}}, {{"a", 4}, {"b", 4}}), meta("r2"), {{"a", 4}, {"b", 4}});
+  saver->put_writes(c4, {{"a", "pending"}}, "task-1");
+  saver->put({"t", "sub:1", std::nullopt}, cp("0005", {{"a", "inner"}}, {{"a", 1}}), meta("r2"), {{"a", 1}});
+  saver->put({"other", "", std::nullopt}, cp("0006", {{"a", "x"}}, {{"a", 3}}), meta("r2"), {{"a", 3}});
+
+  EXPECT_EQ(saver->delete_run_checkpoints("t", "nobody"), 0u);
+  EXPECT_EQ(saver->delete_run_checkpoints("t", "r2"), 3u);
+  auto latest = saver->get_tuple({"t", "", std::nullopt});
+  ASSERT_TRUE(latest);
+  EXPECT_EQ(latest->checkpoint.id, "0002");
+  EXPECT_EQ(latest->checkpoint.channel_values, json({{"a", "two"}, {"b", 1}}));
+  EXPECT_FALSE(saver->get_tuple({"t", "", "0004"}));
+  EXPECT_FALSE(saver->get_tuple({"t", "sub:1", std::nullopt}));
+  EXPECT_EQ(saver->list({.thread_id = "t"}).size(), 2u);
+  EXPECT_EQ(saver->get_tuple({"other", "", std::nullopt})->checkpoint.channel_values, json({{"a", "x"}}));  // another thread
+  // The thread continues from 0002: the versions the rolled-back run used are free again, and a
+  // channel stored at one of them reads the new value.
+  auto c7 = saver->put(c2, cp("0007", {{"a", "again"}, {"b", 1}}, {{"a", 3}, {"b", 2}}), meta("r3"), {{"a", 3}});
+  EXPECT_EQ(saver->get_tuple(c7)->checkpoint.channel_values, json({{"a", "again"}, {"b", 1}}));
+  EXPECT_TRUE(saver->get_tuple(c7)->pending_writes.empty());
+
+  // A checkpoint of a later run continuing from the run's: refused, nothing deleted.
+  try {
+    saver->delete_run_checkpoints("t", "r1");
+    ADD_FAILURE() << "no error";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("'0007'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("roll back the later run first"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(saver->list({.thread_id = "t"}).size(), 3u);
+}
+
 TEST_P(SaverConformance, ValuesAreStoredOnlyForNewVersions) {
   saver->put({"t", "", std::nullopt}, cp("1", {{"a", "kept"}}, {{"a", 1}}), json::object(), json::object());
   auto t = saver->get_tuple({"t", "", std::nullopt});
@@ -633,7 +670,7 @@ TEST(SqliteSaver, ReopensAnExistingFileAndRefusesANewerSchema) {
     sp::SqliteSaver newer(path);
     ADD_FAILURE() << "a newer schema must be refused";
   } catch (const sp::CheckpointError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer than this build's (5)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer than this build's (6)"), std::string::npos) << e.what();
   }
 }
 

@@ -1124,6 +1124,38 @@ TEST_P(Persistence, AStopInsideASubgraphStopsTheParentAndNullInputContinuesTheSu
   EXPECT_EQ(inner1_ran, 1);  // the subgraph continued from its own checkpoint
 }
 
+TEST_P(Persistence, RollingBackAResumeRunLeavesTheThreadPausedAsBeforeIt) {
+  // What the server's cancel with action=rollback does: delete the run's checkpoints; the thread
+  // is back at the interrupt, and a new resume runs from there.
+  std::atomic<int> after_ran{0};
+  sp::StateGraph g(trace_schema());
+  g.add_node("ask", [](const sp::State&, sp::Runtime& rt) {
+    json answer = sp::interrupt(rt, "ship it?");
+    return json{{"trace", {"ask:" + answer.get<std::string>()}}};
+  });
+  g.add_node("after", [&](const sp::State&) {
+    ++after_ran;
+    return json{{"trace", {"after"}}};
+  });
+  g.add_edge(sp::START, "ask").add_edge("ask", "after");
+  auto app = g.compile({.checkpointer = saver});
+  sp::RunConfig first = cfg("t");
+  first.run_id = "run-1";
+  app.invoke(json::object(), first);
+  const std::size_t before = app.get_state_history(cfg("t")).size();
+  sp::RunConfig second = cfg("t");
+  second.run_id = "run-2";
+  EXPECT_EQ(app.invoke(sp::Command{.resume = "no"}, second)["trace"], json({"ask:no", "after"}));
+  EXPECT_GT(saver->delete_run_checkpoints("t", "run-2"), 0u);
+  EXPECT_EQ(app.get_state_history(cfg("t")).size(), before);
+  sp::StateSnapshot s = app.get_state(cfg("t"));
+  EXPECT_EQ(s.next, std::vector<std::string>{"ask"});
+  ASSERT_EQ(s.interrupts.size(), 1u);
+  EXPECT_EQ(s.interrupts[0].value, "ship it?");
+  EXPECT_EQ(app.invoke(sp::Command{.resume = "yes"}, cfg("t"))["trace"], json({"ask:yes", "after"}));
+  EXPECT_EQ(after_ran, 2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Savers, Persistence, ::testing::ValuesIn(saver_cases()),
                          [](const auto& info) { return info.param.name; });
 

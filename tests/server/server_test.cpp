@@ -262,6 +262,27 @@ TEST_F(ServerTest, InterruptStrategyCancelsTheRunningRun) {
   EXPECT_EQ(get("/threads/" + tid + "/runs/" + first["run_id"].get<std::string>())["status"], "interrupted");
 }
 
+TEST_F(ServerTest, RollbackDeletesTheRunAndItsCheckpoints) {
+  start();
+  std::string tid = new_thread();
+  post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}});
+  json before = get("/threads/" + tid + "/state");
+  std::size_t history = post("/threads/" + tid + "/history", {{"limit", 100}}).size();
+  json run = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  std::string rid = run["run_id"];
+  std::this_thread::sleep_for(100ms);  // its input and `count` steps are checkpointed
+  auto r = client_->Post("/threads/" + tid + "/runs/" + rid + "/cancel?wait=1&action=rollback", "", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 204);
+  get("/threads/" + tid + "/runs/" + rid, 404);
+  EXPECT_EQ(post("/threads/" + tid + "/history", {{"limit", 100}}).size(), history);
+  json after = get("/threads/" + tid + "/state");
+  EXPECT_EQ(after["checkpoint"], before["checkpoint"]);
+  EXPECT_EQ(after["values"], before["values"]);
+  EXPECT_EQ(get("/threads/" + tid)["values"]["n"], 1);
+  EXPECT_EQ(get("/threads/" + tid)["status"], "idle");
+}
+
 TEST_F(ServerTest, RecordsSurviveARestart) {
   start();
   std::string tid = new_thread();

@@ -16,6 +16,10 @@ struct CheckpointConfig {
   std::string thread_id;
   std::string checkpoint_ns;
   std::optional<std::string> checkpoint_id;
+  /// put_writes(): the run storing the writes. The built-in savers keep it with each write, so
+  /// delete_run_checkpoints() also removes what a rolled-back run wrote on an earlier run's
+  /// checkpoint (a resume value, its tasks' writes). Not part of the address (to_json).
+  std::string run_id;
 
   /// `{"configurable": {thread_id, checkpoint_ns, checkpoint_id?}}`, LangGraph's config shape.
   json to_json() const;

@@ -115,6 +115,17 @@ class CheckpointSaver {
   /// the thread when there is no such checkpoint or `metadata` is not an object. The default
   /// (a user's own saver) throws that it is not supported.
   virtual CheckpointConfig update_metadata(const CheckpointConfig& config, const json& metadata);
+  /// Deletes the checkpoints run `run_id` stored on a thread (metadata `run_id`, every
+  /// namespace), with their pending writes and the values stored above the highest version the
+  /// remaining checkpoints of each namespace hold (the server's rollback of a run). The thread
+  /// then continues from the checkpoint before the run. Returns how many checkpoints went.
+  /// Throws CheckpointError, deleting nothing, when a checkpoint of another run continues from
+  /// one of them (roll back the later run first). The default (a user's own saver) throws that
+  /// it is not supported.
+  ///
+  /// The pending writes the run stored on earlier checkpoints (CheckpointConfig::run_id: a
+  /// resume value, its tasks' writes) are deleted too, so the thread reads as before the run.
+  virtual std::size_t delete_run_checkpoints(const std::string& thread_id, const std::string& run_id);
   /// Removes every checkpoint, value and write of a thread (all namespaces).
   virtual void delete_thread(const std::string& thread_id) = 0;
   /// Copies all of `from` (checkpoints, values, writes) to thread `to`, replacing `to`.

@@ -32,6 +32,7 @@ class SqliteSaver final : public DeltaCheckpointSaver {
   std::optional<CheckpointTuple> get_tuple(const CheckpointConfig& config) override;
   std::vector<CheckpointTuple> list(const CheckpointQuery& query) override;
   CheckpointConfig update_metadata(const CheckpointConfig& config, const json& metadata) override;
+  std::size_t delete_run_checkpoints(const std::string& thread_id, const std::string& run_id) override;
   void delete_thread(const std::string& thread_id) override;
   void copy_thread(const std::string& from, const std::string& to) override;
   void prune(const std::vector<std::string>& thread_ids, bool keep_latest = true) override;
