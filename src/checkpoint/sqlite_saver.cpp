@@ -21,6 +21,7 @@
 
 #include "checkpoint/saver_common.hpp"
 #include "checkpoint/sqlite_schema.hpp"
+#include "internal/ids.hpp"
 #include "internal/sqlite.hpp"
 #include "superstep/errors.hpp"
 
@@ -722,7 +723,7 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
 
 std::unique_ptr<ThreadClaim> SqliteSaver::claim_thread(const std::string& thread_id, const std::string& checkpoint_ns) {
   static const std::string host = host_name();
-  std::string owner = std::to_string(std::random_device{}()) + "-" + std::to_string(std::random_device{}());
+  std::string owner = internal::uuid4();
   bool claimed = false;
   {
     std::lock_guard lock(impl_->mutex);

@@ -114,10 +114,15 @@ void Core::open() {
     slot->attempt = r.value("attempt", 1);
     slot->doc = std::move(r);
     std::string status = slot->doc["status"];
-    if ((status == "running" || status == "pending") && slot->doc.value("started", false)) {
-      slot->attempt += 1;  // it was executing when the last process stopped: resume it
+    if (status == "running" || status == "pending") {
+      // It was executing when the last process stopped if it stored a checkpoint: resume it.
+      std::string tid = slot->doc["thread_id"];
+      auto latest = saver_->get_tuple({tid, "", std::nullopt});
+      if (latest && latest->metadata.value("run_id", std::string()) == slot->doc["run_id"]) {
+        slot->attempt += 1;
+        slot->doc["attempt"] = slot->attempt;
+      }
       slot->doc["status"] = "pending";
-      slot->doc["attempt"] = slot->attempt;
     }
     slot->log = std::make_shared<EventLog>(static_cast<std::int64_t>(slot->attempt - 1) << 32);
     if (!slot->done()) requeue.push_back(slot);
@@ -369,13 +374,17 @@ json Core::thread_history(const std::string& id, const json& body) {
   return out;
 }
 
-json Core::refresh_thread_locked(json& thread, const std::optional<std::string>& error) {
+json Core::refresh_thread_locked(json& thread, const std::optional<std::string>& error, const RunSlot* run) {
   std::string id = thread["thread_id"];
   auto& slot = thread_slots_[id];
   bool busy = !slot.pending.empty() || !slot.running.empty();
   StateSnapshot s;
   bool have = false;
-  if (thread["metadata"].is_object() && thread["metadata"].contains("graph_id")) {
+  if (run && !error && run->has_values && !run->paused && run->cancel_action.empty() && !run->timed_out) {
+    // It ran to its end: no next, no interrupts, and its last values event is the state.
+    thread["values"] = run->last_state;
+    thread["interrupts"] = json::object();
+  } else if (thread["metadata"].is_object() && thread["metadata"].contains("graph_id")) {
     try {
       s = graph_of_thread(thread).get_state({.thread_id = id});
       have = s.config.checkpoint_id.has_value();

@@ -49,6 +49,8 @@ struct RunSlot {
   bool stopping_for_shutdown = false;
   json last_values;                     ///< data of the last root `values` event
   bool has_values = false;
+  json last_state;                      ///< the last root `values` event that was a state
+  bool paused = false;                  ///< the last root `values` event was `__interrupt__`
   json error;                           ///< {error, message} when it failed
   std::chrono::steady_clock::time_point not_before;
   int attempt = 1;
@@ -122,7 +124,10 @@ class Core {
   const json& resolve_assistant(const std::string& id_or_graph);
   CompiledStateGraph graph_for(const std::string& graph_id, const json& config, const json& context);
   CompiledStateGraph graph_of_thread(const json& thread);
-  json refresh_thread_locked(json& thread, const std::optional<std::string>& error);
+  /// The thread's values, interrupts and status after a run or an update. `run`: the run that
+  /// just ended; when it ended without pausing or failing, its last state is the thread's and
+  /// the checkpoint need not be read.
+  json refresh_thread_locked(json& thread, const std::optional<std::string>& error, const RunSlot* run = nullptr);
 
   // runs (runs.cpp)
   void enqueue_locked(const std::shared_ptr<RunSlot>& run);

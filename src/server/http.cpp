@@ -149,6 +149,10 @@ struct Listener::Impl : std::enable_shared_from_this<Listener::Impl> {
         if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
         continue;  // e.g. too many open files: keep accepting
       }
+      // Small writes (a chunk, an SSE event) go out at once: Nagle's algorithm with the
+      // client's delayed ACK would hold each for 40 ms.
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
       auto exec = socket.get_executor();
       asio::co_spawn(exec, session(std::move(socket)), asio::detached);
     }

@@ -245,10 +245,8 @@ void Core::start_locked(const std::shared_ptr<RunSlot>& run) {
   tslot.pending.pop_front();
   tslot.running = rid;
   ++executing_;
-  doc["status"] = "running";
-  doc["started"] = true;
+  doc["status"] = "running";  // not stored: a restart tells a started run by its checkpoints
   doc["updated_at"] = now_iso();
-  save_run(doc);
   run->log->append("metadata", json{{"run_id", rid}, {"attempt", run->attempt}}.dump());
 
   const json& kw = doc["kwargs"];
@@ -326,6 +324,8 @@ void Core::emit(RunSlot& run, const StreamPart& part) {
   if (part.mode == StreamMode::values && part.ns.empty()) {
     run.last_values = part.data;
     run.has_values = true;
+    run.paused = part.data.is_object() && part.data.contains("__interrupt__");
+    if (!run.paused) run.last_state = part.data;
   }
   auto asked = [&](const char* m) { return std::find(wanted.begin(), wanted.end(), m) != wanted.end(); };
   std::string name;
@@ -402,7 +402,7 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
     if (status != "pending") {
       auto t = threads_.find(tid);
       if (t != threads_.end()) {
-        refresh_thread_locked(t->second, error_text);
+        refresh_thread_locked(t->second, error_text, run.get());
         const json& kw = run->doc["kwargs"];
         if (kw.value("temporary", false) && kw.value("on_completion", std::string("delete")) == "delete" &&
             thread_slots_[tid].pending.empty()) {
