@@ -125,8 +125,8 @@ void Core::open() {
       slot->doc["status"] = "pending";
     }
     slot->log = std::make_shared<EventLog>(static_cast<std::int64_t>(slot->attempt - 1) << 32);
-    if (!slot->done()) requeue.push_back(slot);
-    else slot->log->close();
+    if (slot->done()) continue;  // ended: served from its record when asked for
+    requeue.push_back(slot);
     runs_[slot->doc["run_id"].get<std::string>()] = slot;
   }
   std::sort(requeue.begin(), requeue.end(), [](const auto& a, const auto& b) {
@@ -301,6 +301,7 @@ void Core::delete_thread(const std::string& id) {
         if (!r->done()) cancel_locked(r, "interrupt");
         run_ids.push_back(rid);
       }
+    for (const json& r : records_->find("runs", json{{"thread_id", id}})) run_ids.push_back(r["run_id"]);
     (void)slot;
     for (const auto& rid : run_ids) {
       records_->remove("runs", rid);

@@ -17,6 +17,10 @@ class Records {
  public:
   explicit Records(std::shared_ptr<BaseStore> store) : store_(std::move(store)) {}
   std::vector<json> load(const std::string& kind) const;
+  /// One document, or null.
+  json get(const std::string& kind, const std::string& id) const;
+  /// The documents whose top-level fields equal `filter`'s.
+  std::vector<json> find(const std::string& kind, const json& filter) const;
   void put(const std::string& kind, const std::string& id, const json& doc);
   void remove(const std::string& kind, const std::string& id);
 

@@ -414,6 +414,7 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
       }
     }
     log_line("run " + rid + " " + status + (error_text ? ": " + *error_text : std::string()));
+    if (status != "pending" && runs_.count(rid)) retire_later(run);
   }
   if (delete_thread_after) saver_->delete_thread(tid);
   run->log->close();
@@ -450,15 +451,24 @@ void Core::cancel_locked(const std::shared_ptr<RunSlot>& run, const std::string&
     save_thread(t->second);
   }
   if (action == "rollback") runs_.erase(rid);
+  else retire_later(run);
 }
 
 std::shared_ptr<RunSlot> Core::find_run_locked(const std::optional<std::string>& thread_id, const std::string& run_id) {
   if (!is_uuid(run_id)) throw HttpError(422, "run_id '" + run_id + "' is not a UUID");
   if (thread_id && !is_uuid(*thread_id)) throw HttpError(422, "thread_id '" + *thread_id + "' is not a UUID");
-  auto it = runs_.find(run_id);
-  if (it == runs_.end() || (thread_id && it->second->doc["thread_id"] != *thread_id))
-    throw HttpError(404, "Run with ID " + run_id + " not found");
-  return it->second;
+  std::shared_ptr<RunSlot> run;
+  if (auto it = runs_.find(run_id); it != runs_.end()) {
+    run = it->second;
+  } else if (json doc = records_->get("runs", run_id); doc.is_object()) {
+    // Ended a while ago: its record, with no event log left to replay.
+    run = std::make_shared<RunSlot>();
+    run->doc = std::move(doc);
+    run->log = std::make_shared<EventLog>();
+    run->log->close();
+  }
+  if (!run || (thread_id && run->doc["thread_id"] != *thread_id)) throw HttpError(404, "Run with ID " + run_id + " not found");
+  return run;
 }
 
 std::shared_ptr<EventLog> Core::cancel_run(const std::optional<std::string>& thread_id, const std::string& run_id,
@@ -484,13 +494,31 @@ json Core::get_run(const std::optional<std::string>& thread_id, const std::strin
 json Core::list_runs(const std::string& thread_id, std::size_t limit, std::size_t offset, const std::string& status) {
   std::lock_guard lock(mutex_);
   thread_doc(thread_id);
-  std::vector<const json*> docs;
+  std::map<std::string, json> by_id;  // stored records, then the live state of those in memory
+  for (json& d : records_->find("runs", json{{"thread_id", thread_id}})) {
+    std::string id = d["run_id"];
+    by_id[id] = std::move(d);
+  }
   for (const auto& [id, r] : runs_)
-    if (r->doc["thread_id"] == thread_id && (status.empty() || r->doc["status"] == status)) docs.push_back(&r->doc);
+    if (r->doc["thread_id"] == thread_id) by_id[id] = r->doc;
+  std::vector<const json*> docs;
+  for (const auto& [id, d] : by_id)
+    if (status.empty() || d["status"] == status) docs.push_back(&d);
   std::sort(docs.begin(), docs.end(), [](const json* a, const json* b) { return (*a)["created_at"] > (*b)["created_at"]; });
   json out = json::array();
   for (std::size_t i = offset; i < docs.size() && out.size() < limit; ++i) out.push_back(*docs[i]);
   return out;
+}
+
+void Core::retire_later(const std::shared_ptr<RunSlot>& run) {
+  auto keep = run->doc["kwargs"].value("stream_resumable", false) ? std::chrono::hours(1) : std::chrono::hours(0);
+  auto when = std::chrono::steady_clock::now() + std::max<std::chrono::steady_clock::duration>(keep, std::chrono::minutes(1));
+  std::weak_ptr<RunSlot> weak = run;
+  arm_timer(when, [this, weak] {
+    std::lock_guard lock(mutex_);
+    auto r = weak.lock();
+    if (r && r->done()) runs_.erase(r->doc["run_id"].get<std::string>());
+  });
 }
 
 void Core::delete_run(const std::string& thread_id, const std::string& run_id) {
@@ -503,9 +531,13 @@ void Core::delete_run(const std::string& thread_id, const std::string& run_id) {
 
 json Core::wait_body(const std::string& run_id) {
   std::lock_guard lock(mutex_);
-  auto it = runs_.find(run_id);
-  if (it == runs_.end()) return json::object();
-  RunSlot& r = *it->second;
+  std::shared_ptr<RunSlot> found;
+  try {
+    found = find_run_locked(std::nullopt, run_id);
+  } catch (const HttpError&) {
+    return json::object();
+  }
+  RunSlot& r = *found;
   if (!r.error.is_null()) return json{{"__error__", r.error}};
   if (r.has_values) return r.last_values;
   auto t = threads_.find(r.doc["thread_id"].get<std::string>());
