@@ -15,9 +15,11 @@
 #include <condition_variable>
 #include <coroutine>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <utility>
 #include <vector>
 
@@ -131,18 +133,62 @@ class [[nodiscard]] Task<void> {
   Handle h_;
 };
 
-/// Suspends the coroutine for `delay` without holding a thread; it resumes on the run's executor.
+namespace internal {
+/// The run was stopped (RunConfig::stop) while a node awaited: what the await throws.
+[[noreturn]] void throw_await_cancelled(const char* what);
+
+/// A wait ended once, by its event or by the run's stop, whichever comes first.
+struct WaitOnce {
+  std::mutex mutex;
+  bool settled = false;
+  bool cancelled = false;
+  std::coroutine_handle<> waiter;
+  const Runtime* rt = nullptr;
+  void settle(bool by_stop) {
+    std::coroutine_handle<> h;
+    {
+      std::lock_guard lock(mutex);
+      if (settled) return;
+      settled = true;
+      cancelled = by_stop;
+      h = waiter;
+    }
+    if (h) rt->post([h] { h.resume(); });
+  }
+};
+using StopCallback = std::stop_callback<std::function<void()>>;
+}  // namespace internal
+
+/// Suspends the coroutine for `delay` without holding a thread; it resumes on the run's
+/// executor. When the run is stopped meanwhile (RunConfig::stop: a cancel, a timeout, a
+/// shutdown), it resumes at once and throws RunCancelledError: the node stops there and the
+/// run ends at this step, which a resume runs again.
 inline auto sleep_for(const Runtime& rt, std::chrono::nanoseconds delay) {
   struct Awaiter {
     const Runtime* rt;
     std::chrono::nanoseconds delay;
+    std::shared_ptr<internal::WaitOnce> s;
+    std::optional<internal::StopCallback> on_stop;
     bool await_ready() const noexcept { return delay.count() <= 0; }
-    void await_suspend(std::coroutine_handle<> h) const {
-      rt->post_after(delay, [h] { h.resume(); });
+    bool await_suspend(std::coroutine_handle<> h) {
+      s = std::make_shared<internal::WaitOnce>();
+      s->rt = rt;
+      std::stop_token stop = rt->config().stop;
+      // Registered before the waiter is set: a stop already requested settles it here, and
+      // nothing resumes the coroutine before await_suspend returns.
+      if (stop.stop_possible()) on_stop.emplace(stop, [s = s] { s->settle(true); });
+      rt->post_after(delay, [s = s] { s->settle(false); });
+      std::lock_guard lock(s->mutex);
+      if (s->settled) return false;
+      s->waiter = h;
+      return true;
     }
-    void await_resume() const noexcept {}
+    void await_resume() {
+      on_stop.reset();
+      if (s && s->cancelled) internal::throw_await_cancelled("sleep_for");
+    }
   };
-  return Awaiter{&rt, delay};
+  return Awaiter{&rt, delay, nullptr, std::nullopt};
 }
 
 /// Completes an `await_callback`: call complete(v) or fail(e) exactly once, from any thread.
@@ -185,22 +231,35 @@ auto await_callback(const Runtime& rt, Starter starter) {
   struct Awaiter {
     const Runtime* rt;
     Starter starter;
-    std::shared_ptr<typename Completion<T>::Shared> s = std::make_shared<typename Completion<T>::Shared>();
+    std::shared_ptr<typename Completion<T>::Shared> s;
+    std::optional<internal::StopCallback> on_stop;
     bool await_ready() const noexcept { return false; }
     bool await_suspend(std::coroutine_handle<> h) {
       s->rt = rt;
       starter(Completion<T>(s));
+      // A stop of the run fails the wait (the operation's own completion is then ignored).
+      // Registered before the waiter is set, as in sleep_for.
+      std::stop_token stop = rt->config().stop;
+      if (stop.stop_possible())
+        on_stop.emplace(stop, [s = s] {
+          try {
+            internal::throw_await_cancelled("await_callback");
+          } catch (...) {
+            Completion<T>(s).fail(std::current_exception());
+          }
+        });
       std::lock_guard lock(s->mutex);
-      if (s->settled) return false;  // completed synchronously: do not suspend
+      if (s->settled) return false;  // completed synchronously (or stopped): do not suspend
       s->waiter = h;
       return true;
     }
     T await_resume() {
+      on_stop.reset();
       if (s->error) std::rethrow_exception(s->error);
       return std::move(*s->value);
     }
   };
-  return Awaiter{&rt, std::move(starter)};
+  return Awaiter{&rt, std::move(starter), std::make_shared<typename Completion<T>::Shared>(), std::nullopt};
 }
 
 namespace internal {

@@ -14,6 +14,12 @@ int64_t Runtime::step() const { return ctx_->step; }
 const std::string& Runtime::node() const { return ctx_->node->name; }
 std::string Runtime::task_id() const { return ctx_->id(); }
 bool Runtime::cancelled() const { return ctx_->run->cancelled(); }
+
+namespace internal {
+void throw_await_cancelled(const char* what) {
+  throw RunCancelledError(std::string(what) + ": the run was stopped while the node waited");
+}
+}  // namespace internal
 BaseStore* Runtime::store() const { return ctx_->run->store(); }
 int64_t Runtime::remaining_steps() const { return ctx_->run->stop_step() - ctx_->step; }
 bool Runtime::streams(StreamMode mode) const { return ctx_->run->wants(mode); }

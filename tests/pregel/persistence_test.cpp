@@ -1124,6 +1124,58 @@ TEST_P(Persistence, AStopInsideASubgraphStopsTheParentAndNullInputContinuesTheSu
   EXPECT_EQ(inner1_ran, 1);  // the subgraph continued from its own checkpoint
 }
 
+TEST_P(Persistence, AStopWakesANodeAwaitingATimerOrACallbackAndTheResumeRunsItAgain) {
+  // sleep_for and await_callback end at once when the run is stopped: the node throws
+  // RunCancelledError there, the run ends with it, its sibling's writes are kept, and null input
+  // runs the stopped node again.
+  std::stop_source stop;
+  std::atomic<int> slept{0}, called{0}, sibling_ran{0};
+  double seconds = 30;
+  sp::StateGraph g(trace_schema());
+  g.add_node("sleeper", [&](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    co_await sp::sleep_for(rt, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds)));
+    ++slept;
+    co_return json{{"trace", {"sleeper"}}};
+  });
+  g.add_node("caller", [&](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    // an operation that never completes by itself unless the run goes on
+    json v = co_await sp::await_callback<json>(rt, [&](sp::Completion<json> done) {
+      if (seconds < 1) done.complete("answered");
+    });
+    ++called;
+    co_return json{{"trace", {"caller:" + v.get<std::string>()}}};
+  });
+  g.add_node("sibling", [&](const sp::State&) {
+    ++sibling_ran;
+    return json{{"trace", {"sibling"}}};
+  });
+  g.add_edge(sp::START, "sleeper").add_edge(sp::START, "caller").add_edge(sp::START, "sibling");
+  auto app = g.compile({.checkpointer = saver});
+  sp::RunConfig config = cfg("stop-wakes");
+  config.durability = sp::Durability::sync;
+  config.stop = stop.get_token();
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop.request_stop();
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW(app.invoke(json::object(), config), sp::RunCancelledError);
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));  // not the 30 s sleep
+  EXPECT_EQ(slept, 0);
+  EXPECT_EQ(called, 0);
+  EXPECT_EQ(sibling_ran, 1);
+  sp::StateSnapshot s = app.get_state(cfg("stop-wakes"));
+  // The step is not applied; the sibling's writes are saved, so only the stopped nodes are next.
+  EXPECT_EQ(s.next, (std::vector<std::string>{"caller", "sleeper"}));
+  seconds = 0.01;
+  json out = app.invoke(nullptr, cfg("stop-wakes"));
+  EXPECT_EQ(slept, 1);
+  EXPECT_EQ(called, 1);
+  EXPECT_EQ(sibling_ran, 1);  // its writes were kept: it does not run again
+  EXPECT_EQ(out["trace"].size(), 3u) << out;
+}
+
 TEST_P(Persistence, RollingBackAResumeRunLeavesTheThreadPausedAsBeforeIt) {
   // What the server's cancel with action=rollback does: delete the run's checkpoints; the thread
   // is back at the interrupt, and a new resume runs from there.
