@@ -217,7 +217,7 @@ void PregelLoop::advance() {
 void PregelLoop::plan() {
   // docs/semantics.md, "The loop", step 2: the recursion limit is checked before planning.
   if (s_.step > s_.stop)
-    throw GraphRecursionError("graph '" + s_.g->name + "': recursion limit of " +
+    throw GraphRecursionError("graph '" + s_.g->name + "': Recursion limit of " +
                               std::to_string(s_.config.recursion_limit) +
                               " reached without hitting a stop condition; raise RunConfig::recursion_limit "
                               "if the graph is meant to run longer");

@@ -76,6 +76,7 @@ class BeastConn final : public Conn {
  public:
   BeastConn(beast::tcp_stream& stream, const Headers& common, bool keep_alive, unsigned version)
       : stream_(stream), common_(common), keep_alive_(keep_alive), version_(version) {}
+  ~BeastConn() override { unwatch(); }
 
   asio::awaitable<void> send(Reply reply) override {
     bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(reply.status), version_};
@@ -122,12 +123,35 @@ class BeastConn final : public Conn {
   asio::any_io_executor executor() override { return stream_.get_executor(); }
   bool ok() const { return ok_; }
 
+  void watch_close(std::function<void()> on_close) override {
+    watching_ = true;
+    auto& socket = stream_.socket();
+    socket.async_wait(tcp::socket::wait_read, [&socket, on_close = std::move(on_close), this](const beast::error_code& ec) {
+      if (ec) return;  // unwatched (cancelled) or the socket is gone
+      beast::error_code e;
+      // Readable with nothing to read: the client closed its end. (A pipelined request would
+      // leave bytes to read; it is left for the next read.)
+      if (socket.available(e) == 0 || e) {
+        ok_ = false;
+        on_close();
+      }
+    });
+  }
+
+  void unwatch() override {
+    if (!watching_) return;
+    watching_ = false;
+    beast::error_code ignored;
+    stream_.socket().cancel(ignored);
+  }
+
  private:
   beast::tcp_stream& stream_;
   const Headers& common_;
   bool keep_alive_;
   unsigned version_;
   bool ok_ = true;
+  bool watching_ = false;
 };
 
 }  // namespace

@@ -54,6 +54,10 @@ class Conn {
   /// Ends the chunked response.
   virtual asio::awaitable<void> end() = 0;
   virtual asio::any_io_executor executor() = 0;
+  /// Calls `on_close` (on executor()) if the client closes the connection before unwatch(): a
+  /// long response learns at once that nobody reads it any more.
+  virtual void watch_close(std::function<void()> on_close) = 0;
+  virtual void unwatch() = 0;
   /// The status sent (for the log line).
   unsigned status_sent = 0;
 };

@@ -302,8 +302,17 @@ asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, 
     dirty->store(true);
     asio::post(exec, [timer] { timer->cancel(); });
   });
+  auto closed = std::make_shared<bool>(false);  // touched on this connection's strand only
+  conn.watch_close([timer, closed] {
+    *closed = true;
+    timer->cancel();
+  });
   bool gone = false;
   for (;;) {
+    if (*closed) {
+      gone = true;
+      break;
+    }
     EventLog::Read r = log->read_after(after);
     std::string out;
     for (const Event& e : r.events) {
@@ -326,6 +335,7 @@ asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, 
     }
   }
   log->unsubscribe(token);
+  conn.unwatch();
   if (gone) {
     if (on_disconnect) on_disconnect();
     co_return;
@@ -347,8 +357,17 @@ asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, co
     dirty->store(true);
     asio::post(exec, [timer] { timer->cancel(); });
   });
+  auto closed = std::make_shared<bool>(false);
+  conn.watch_close([timer, closed] {
+    *closed = true;
+    timer->cancel();
+  });
   bool gone = false;
   while (!log->closed()) {
+    if (*closed) {
+      gone = true;
+      break;
+    }
     if (dirty->exchange(false)) continue;
     timer->expires_after(std::chrono::seconds(1));
     auto [ec] = co_await timer->async_wait(use_tuple);
@@ -359,6 +378,7 @@ asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, co
     }
   }
   log->unsubscribe(token);
+  conn.unwatch();
   if (gone) {
     if (on_disconnect) on_disconnect();
     co_return;

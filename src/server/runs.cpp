@@ -338,6 +338,27 @@ void Core::emit(RunSlot& run, const StreamPart& part) {
     name = std::string(mode);
   }
   for (const auto& ns : part.ns) name += "|" + ns;
+  if (part.mode == StreamMode::checkpoints ||
+      (part.mode == StreamMode::debug && part.data.is_object() && part.data.value("type", "") == "checkpoint")) {
+    // As the reference server: a checkpoint payload also carries `checkpoint` and
+    // `parent_checkpoint` in the ThreadState shape.
+    json data = part.data;
+    json& payload = part.mode == StreamMode::debug ? data["payload"] : data;
+    if (payload.is_object()) {
+      auto wire = [](const json& config) -> json {
+        if (!config.is_object() || !config.contains("configurable")) return nullptr;
+        const json& c = config["configurable"];
+        return json{{"thread_id", c.value("thread_id", json(nullptr))},
+                    {"checkpoint_ns", c.value("checkpoint_ns", json(""))},
+                    {"checkpoint_id", c.value("checkpoint_id", json(nullptr))},
+                    {"checkpoint_map", nullptr}};
+      };
+      payload["checkpoint"] = wire(payload.value("config", json(nullptr)));
+      payload["parent_checkpoint"] = wire(payload.value("parent_config", json(nullptr)));
+    }
+    run.log->append(std::move(name), data.dump());
+    return;
+  }
   if (name.rfind("messages/partial", 0) == 0 && part.data.is_array() && !part.data.empty()) {
     run.log->append(std::move(name), json::array({part.data[0]}).dump());
     return;
@@ -356,6 +377,20 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
     } catch (const HttpError& e) {
       status = "error";
       run->error = json{{"error", "ValueError"}, {"message", e.what()}};
+    } catch (const NodeError& e) {
+      // Named after what the node threw (its message keeps the node, step and task).
+      // (The log line keeps the node, step and task: e.what().)
+      status = "error";
+      std::string name = "Error", message = e.what();
+      try {
+        if (e.cause()) std::rethrow_exception(e.cause());
+      } catch (const std::exception& cause) {
+        name = error_name(cause);
+        message = cause.what();
+      } catch (...) {
+      }
+      run->error = json{{"error", name}, {"message", message}};
+      log_line("run " + run->doc["run_id"].get<std::string>() + ": " + e.what());
     } catch (const std::exception& e) {
       status = "error";
       run->error = json{{"error", error_name(e)}, {"message", e.what()}};
@@ -527,6 +562,13 @@ void Core::delete_run(const std::string& thread_id, const std::string& run_id) {
   if (!run->done()) throw HttpError(409, "Run " + run_id + " is " + run->doc["status"].get<std::string>() + ": cancel it first");
   records_->remove("runs", run_id);
   runs_.erase(run_id);
+  // As the reference server: the run's checkpoints go with it (the thread reads as before it).
+  try {
+    saver_->delete_run_checkpoints(thread_id, run_id);
+  } catch (const CheckpointError& e) {
+    throw HttpError(409, std::string("Run ") + run_id + " was deleted, but not its checkpoints: " + e.what());
+  }
+  if (auto t = threads_.find(thread_id); t != threads_.end()) refresh_thread_locked(t->second, std::nullopt);
 }
 
 json Core::wait_body(const std::string& run_id) {

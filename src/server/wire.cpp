@@ -128,6 +128,9 @@ std::string error_name(const std::exception& e) {
   char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
   std::string name = status == 0 && demangled ? demangled : mangled;
   std::free(demangled);
+  // The standard library's exceptions are the generic "Error" (JS's Error, Python's Exception);
+  // superstep's and the user's own classes keep their names (GraphRecursionError, MyError).
+  if (name.rfind("std::", 0) == 0) return "Error";
   auto colon = name.rfind("::");
   return colon == std::string::npos ? name : name.substr(colon + 2);
 }

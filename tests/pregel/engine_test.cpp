@@ -314,7 +314,7 @@ TEST(Engine, RecursionLimitAtTheExactBoundary) {
     app.invoke(json{{"n", 0}}, {.recursion_limit = 4});
     FAIL() << "expected GraphRecursionError";
   } catch (const sp::GraphRecursionError& e) {
-    EXPECT_NE(std::string(e.what()).find("recursion limit of 4 reached"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Recursion limit of 4 reached"), std::string::npos) << e.what();
   }
   EXPECT_THROW(app.invoke(json{{"n", 0}}, {.recursion_limit = 0}), sp::Error);
 }

@@ -13,7 +13,7 @@ namespace {
 // report progress on the custom stream) -> a join writes the summary.
 sp::CompiledStateGraph hello(sp::CompileOptions opts) {
   sp::StateSchema s;
-  s.field("topic").field("notes", sp::reducers::append).field("summary").field("steps", sp::reducers::add, 0);
+  s.field("topic").field("notes", sp::reducers::append, json::array()).field("summary").field("steps", sp::reducers::add, 0);
   sp::StateGraph g(s);
   g.add_node("plan", [](const sp::State& st, sp::Runtime& rt) {
     rt.stream_writer({{"plan", "splitting '" + st.get<std::string>("topic") + "' into 3 questions"}});
@@ -125,6 +125,28 @@ sp::CompiledStateGraph fail(sp::CompileOptions opts) {
   return g.compile(std::move(opts));
 }
 
+// nested: prepare -> child (a compiled subgraph: one -> two, with a field of its own) -> finish.
+// The child reads the parent's `topic` and returns it with "!" appended; its `inner` stays inside.
+sp::CompiledStateGraph nested(sp::CompileOptions opts) {
+  sp::StateSchema cs;
+  cs.field("topic").field("inner", sp::reducers::append, json::array());
+  sp::StateGraph child(cs);
+  child.add_node("one", [](const sp::State&) { return json{{"inner", {"one"}}}; });
+  child.add_node("two", [](const sp::State& st) {
+    return json{{"inner", {"two"}}, {"topic", st.get<std::string>("topic") + "!"}};
+  });
+  child.add_edge(sp::START, "one").add_edge("one", "two").add_edge("two", sp::END);
+  sp::StateSchema s;
+  s.field("topic").field("log", sp::reducers::append, json::array());
+  sp::StateGraph g(s);
+  g.add_node("prepare", [](const sp::State&) { return json{{"log", {"prepare"}}}; });
+  g.add_node("child", child.compile({.name = "child"}));
+  g.add_node("finish", [](const sp::State&) { return json{{"log", {"finish"}}}; });
+  g.add_edge(sp::START, "prepare").add_edge("prepare", "child").add_edge("child", "finish").add_edge("finish", sp::END);
+  opts.name = "nested";
+  return g.compile(std::move(opts));
+}
+
 }  // namespace
 
 const std::vector<BuiltinGraph>& builtin_graphs() {
@@ -137,6 +159,8 @@ const std::vector<BuiltinGraph>& builtin_graphs() {
        json{{"topic", "Lisbon"}}, approval},
       {"sleep", "one node awaiting a timer of `seconds` (holds no thread), then done", json{{"seconds", 1}}, sleep},
       {"fail", "a node that throws: the run fails with its error", json::object(), fail},
+      {"nested", "prepare -> child (a subgraph: one -> two) -> finish; stream it with subgraphs", json{{"topic", "x"}},
+       nested},
   };
   return graphs;
 }

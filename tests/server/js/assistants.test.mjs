@@ -1,0 +1,59 @@
+// Assistants: the system assistant the server makes for each graph, found by graph id or UUID.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { client, rejectsHttp, UUID } from "./harness.mjs";
+
+const c = client();
+const GRAPHS = ["approval", "loop", "hello", "join", "sleep", "fail"];
+
+test("assistants.search by graph_id gives the system assistant of that graph", async () => {
+  for (const g of GRAPHS) {
+    const found = await c.assistants.search({ graphId: g });
+    assert.equal(found.length, 1, `one assistant for ${g}`);
+    const a = found[0];
+    assert.match(a.assistant_id, UUID);
+    assert.equal(a.graph_id, g);
+    assert.equal(a.name, g);
+    assert.equal(a.version, 1);
+    assert.deepEqual(a.metadata, { created_by: "system" });
+    assert.deepEqual(a.config, {});
+    assert.equal(typeof a.created_at, "string");
+    assert.equal(typeof a.updated_at, "string");
+  }
+});
+
+test("assistants.search with no filter lists every graph; limit and metadata filter apply", async () => {
+  const all = await c.assistants.search({ limit: 100 });
+  const ids = all.map((a) => a.graph_id);
+  for (const g of GRAPHS) assert.ok(ids.includes(g), `${g} listed`);
+  const two = await c.assistants.search({ limit: 2 });
+  assert.equal(two.length, 2);
+  const system = await c.assistants.search({ metadata: { created_by: "system" }, limit: 100 });
+  assert.equal(system.length, all.length);
+  assert.deepEqual(await c.assistants.search({ metadata: { created_by: "nobody" } }), []);
+});
+
+test("assistants.get by graph id and by UUID give the same assistant", async () => {
+  const byGraph = await c.assistants.get("loop");
+  assert.equal(byGraph.graph_id, "loop");
+  assert.match(byGraph.assistant_id, UUID);
+  const byId = await c.assistants.get(byGraph.assistant_id);
+  assert.deepEqual(byId, byGraph);
+  const [searched] = await c.assistants.search({ graphId: "loop" });
+  assert.equal(searched.assistant_id, byGraph.assistant_id);
+});
+
+test("the system assistant id is uuid5(graph_id, 6ba7b821-9dad-11d1-80b4-00c04fd430c8)", async () => {
+  // Ref and LangGraph Platform derive it this way; clients may hard-code it.
+  const { v5 } = await import("./uuid5.mjs");
+  for (const g of GRAPHS) {
+    const a = await c.assistants.get(g);
+    assert.equal(a.assistant_id, v5(g, "6ba7b821-9dad-11d1-80b4-00c04fd430c8"), g);
+  }
+});
+
+test("unknown assistants are 404", async () => {
+  await rejectsHttp(c.assistants.get("no-such-graph"), 404);
+  await rejectsHttp(c.assistants.get(crypto.randomUUID()), 404);
+  assert.deepEqual(await c.assistants.search({ graphId: "no-such-graph" }), []);
+});

@@ -1,0 +1,179 @@
+// Shared set-up for the server suite: which server, which SDK, and small helpers.
+//
+//   SUPERSTEP_URL=http://127.0.0.1:2024   use a server that is already running
+//   SUPERSTEP_BIN=/path/to/superstep      start `$SUPERSTEP_BIN serve --port 0 --db <db>` (once per
+//                                         test file; node --test runs each file in its own process)
+//   SUPERSTEP_DB=<path or postgresql://>  the --db value (default: a fresh temp file)
+//   SUPERSTEP_API_KEY_TEST=1              start the server with --api-key secret; clients send it
+//   SDK=115                               use @langchain/langgraph-sdk 1.15 instead of 2.0.0
+//   REFERENCE=1                           the server is the reference (official JS dev server):
+//                                         skips the few superstep-only assertions (see README.md)
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after } from "node:test";
+import assert from "node:assert/strict";
+
+export const SDK = process.env.SDK === "115" ? "1.15" : "2.0.0";
+export const sdk = SDK === "1.15" ? await import("sdk115") : await import("@langchain/langgraph-sdk");
+export const REFERENCE = process.env.REFERENCE === "1";
+export const API_KEY_TEST = process.env.SUPERSTEP_API_KEY_TEST === "1";
+export const API_KEY = API_KEY_TEST ? "secret" : null;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export { sleep };
+
+async function startServer(bin) {
+  let dir = null;
+  let db = process.env.SUPERSTEP_DB;
+  if (!db) {
+    dir = mkdtempSync(join(tmpdir(), "superstep-server-test-"));
+    db = join(dir, "superstep.db");
+  }
+  const args = ["serve", "--port", "0", "--db", db];
+  if (API_KEY_TEST) args.push("--api-key", "secret");
+  // its own process group, so that stopping it also stops anything it started
+  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const signal = (sig) => {
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  let stderr = "";
+  child.stderr.on("data", (d) => {
+    stderr += d;
+    if (process.env.SUPERSTEP_VERBOSE) process.stderr.write(d);
+  });
+  const kill = () => signal("SIGKILL");
+  process.on("exit", () => {
+    kill();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`no URL from ${bin} within 30 s; stdout: ${out}; stderr: ${stderr}`)), 30000);
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (process.env.SUPERSTEP_VERBOSE) process.stderr.write(d);
+      const m = /http:\/\/[^\s"'<>]+/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0].replace(/[.,;:)\]/]+$/, ""));
+      }
+    });
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${bin} exited (${code ?? signal}) before printing its URL; stderr: ${stderr}`));
+    });
+  });
+  child.stdout.resume();
+  after(async () => {
+    const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once("exit", r));
+    signal("SIGTERM");
+    await Promise.race([exited, sleep(3000)]);
+    kill();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = null;
+  });
+  return url;
+}
+
+async function waitOk(url) {
+  const deadline = Date.now() + 30000;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(`${url}/ok`);
+      if (r.ok) return;
+      last = `status ${r.status}`;
+    } catch (e) {
+      last = e.message;
+    }
+    await sleep(100);
+  }
+  throw new Error(`GET ${url}/ok did not answer 200 within 30 s (${last})`);
+}
+
+export const SERVER_URL = await (async () => {
+  let url;
+  if (process.env.SUPERSTEP_BIN) url = await startServer(process.env.SUPERSTEP_BIN);
+  else if (process.env.SUPERSTEP_URL) url = process.env.SUPERSTEP_URL;
+  else throw new Error("set SUPERSTEP_URL (a running server) or SUPERSTEP_BIN (a superstep binary to start)");
+  url = url.replace(/\/+$/, "");
+  await waitOk(url);
+  return url;
+})();
+
+/** A client of the server under test. apiKey null keeps the SDK from reading LANGGRAPH_API_KEY & co. */
+export function client(apiKey = API_KEY) {
+  return new sdk.Client({ apiUrl: SERVER_URL, apiKey });
+}
+
+/** Asserts that `promise` rejects with the SDK's error for HTTP `status` (one status or a list). */
+export async function rejectsHttp(promise, status) {
+  const statuses = Array.isArray(status) ? status : [status];
+  await assert.rejects(promise, (e) => {
+    const m = /^HTTP (\d{3})/.exec(String(e?.message));
+    assert.ok(m, `expected an "HTTP <status>: ..." error, got: ${e?.message}`);
+    assert.ok(statuses.includes(Number(m[1])), `expected HTTP ${statuses.join(" or ")}, got: ${e.message}`);
+    return true;
+  });
+}
+
+/** Every event of an SDK stream, as {event, data, id?}. */
+export async function collect(stream) {
+  const out = [];
+  for await (const e of stream) out.push(e);
+  return out;
+}
+
+/** The data of the events named `name`, in order. */
+export const dataOf = (events, name) => events.filter((e) => e.event === name).map((e) => e.data);
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const FINAL = ["success", "error", "interrupted", "timeout"];
+
+/** Polls until run `runId` has a final status; returns the run. */
+export async function runDone(c, threadId, runId, timeoutMs = 15000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await c.runs.get(threadId, runId);
+    if (FINAL.includes(run.status)) return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.status} after ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
+
+/** Polls until run `runId` has status `status` (e.g. "running"). */
+export async function runReaches(c, threadId, runId, status, timeoutMs = 10000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await c.runs.get(threadId, runId);
+    if (run.status === status) return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} is ${run.status}, not ${status}, after ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
+
+/**
+ * The thread once the run that just returned (wait/stream/join) has been recorded on it.
+ * superstep must have updated the thread (status, values, interrupts) by the time a wait, join
+ * or stream returns. The reference sets the thread's status only after the run's stream has
+ * closed, so under REFERENCE=1 this polls until the thread is no older than the run.
+ */
+export async function settledThread(c, threadId) {
+  if (!REFERENCE) return c.threads.get(threadId);
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const thread = await c.threads.get(threadId);
+    const runs = await c.runs.list(threadId, { limit: 100 });
+    const latest = Math.max(0, ...runs.map((r) => Date.parse(r.updated_at)));
+    const busy = runs.some((r) => r.status === "pending" || r.status === "running");
+    if (!busy && Date.parse(thread.updated_at) >= latest) return thread;
+    if (Date.now() > deadline) return thread;
+    await sleep(25);
+  }
+}
