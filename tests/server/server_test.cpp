@@ -283,6 +283,27 @@ TEST_F(ServerTest, RollbackDeletesTheRunAndItsCheckpoints) {
   EXPECT_EQ(get("/threads/" + tid)["status"], "idle");
 }
 
+TEST_F(ServerTest, RunTimeoutEndsARunWithStatusTimeout) {
+  start({.run_timeout = 100ms});
+  std::string tid = new_thread();
+  json run = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 5}}}});
+  auto t0 = std::chrono::steady_clock::now();
+  json r = await_run(tid, run["run_id"]);
+  EXPECT_EQ(r["status"], "timeout");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);  // the sleeping node was woken
+  EXPECT_NE(get("/threads/" + tid)["status"], "busy");
+}
+
+TEST_F(ServerTest, AfterSecondsDelaysTheStart) {
+  start();
+  std::string tid = new_thread();
+  json run = post("/threads/" + tid + "/runs",
+                  {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 0.3}});
+  std::this_thread::sleep_for(150ms);
+  EXPECT_EQ(get("/threads/" + tid + "/runs/" + run["run_id"].get<std::string>())["status"], "pending");
+  EXPECT_EQ(await_run(tid, run["run_id"])["status"], "success");
+}
+
 TEST_F(ServerTest, RecordsSurviveARestart) {
   start();
   std::string tid = new_thread();
