@@ -2,7 +2,9 @@
 // retries off) drives superstep's server (superstep-bench-server) and the reference JS server
 // (@langchain/langgraph-cli dev, pinned in reference/), both serving the graphs of
 // bench_server.cpp, in one run. One JSON line per workload, server and client count.
-//   node run.mjs --superstep BIN [--reference DIR] [--quick] [--only superstep|reference]
+//   node run.mjs --superstep BIN [--reference DIR] [--quick] [--only superstep|reference|floor]
+// It also measures the client's floor: the same client against floor_server.mjs, a server that
+// answers at once with canned bodies (what the client alone costs on this machine).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -73,6 +75,13 @@ async function startSuperstep(bin) {
   });
   await waitOk(url, 10000);
   return { name: "superstep", url, pid: child.pid, stop: () => (child.kill("SIGTERM"), rmSync(dir, { recursive: true, force: true })) };
+}
+
+async function startFloor() {
+  const child = spawn(process.execPath, [new URL("./floor_server.mjs", import.meta.url).pathname], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve) => child.stdout.once("data", (d) => resolve(String(d).trim())));
+  await waitOk(url, 10000);
+  return { name: "floor", url, pid: child.pid, stop: () => child.kill("SIGTERM") };
 }
 
 async function startReference(dir) {
@@ -157,6 +166,11 @@ async function manyStreams(server, streams, seconds) {
 
 async function bench(server) {
   const seconds = quick ? 1 : 10;
+  if (server.name === "floor") {
+    for (const clients of quick ? [1, 4] : [1, 16, 64]) await serverWait(server, clients, seconds);
+    await serverStream(server, quick ? 1000 : 10000);
+    return;
+  }
   for (const clients of quick ? [1, 4] : [1, 16, 64]) await serverWait(server, clients, seconds);
   await serverStream(server, quick ? 1000 : 10000);
   await manyStreams(server, quick ? 50 : 1000, 1);
@@ -164,8 +178,9 @@ async function bench(server) {
 
 const servers = [];
 try {
-  if (only !== "reference") servers.push(await startSuperstep(opt("--superstep", "../../build/release/bench/superstep-bench-server")));
-  if (only !== "superstep" && opt("--reference", null)) servers.push(await startReference(opt("--reference")));
+  if (!only || only === "superstep") servers.push(await startSuperstep(opt("--superstep", "../../build/release/bench/superstep-bench-server")));
+  if (!only || only === "floor") servers.push(await startFloor());
+  if ((!only || only === "reference") && opt("--reference", null)) servers.push(await startReference(opt("--reference")));
   for (const s of servers) await bench(s);
 } finally {
   for (const s of servers) s.stop();

@@ -141,7 +141,7 @@ class Core {
   std::shared_ptr<RunSlot> find_run_locked(const std::optional<std::string>& thread_id, const std::string& run_id);
   void arm_timer(std::chrono::steady_clock::time_point when, std::function<void()> fn);
   /// After a run ended: keep it (and its event log) in memory for joins and replays, an hour
-  /// when `stream_resumable`, a minute otherwise; then only its record remains.
+  /// when `stream_resumable`, 10 s otherwise; then only its record remains.
   void retire_later(const std::shared_ptr<RunSlot>& run);
 
   ServerOptions options_;

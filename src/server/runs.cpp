@@ -432,6 +432,7 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
     } else {
       run->doc["status"] = status;
       run->doc["updated_at"] = now_iso();
+      if (!run->error.is_null()) run->doc["error"] = run->error;  // for joins once it left memory
       save_run(run->doc);
     }
     if (status != "pending") {
@@ -546,8 +547,9 @@ json Core::list_runs(const std::string& thread_id, std::size_t limit, std::size_
 }
 
 void Core::retire_later(const std::shared_ptr<RunSlot>& run) {
-  auto keep = run->doc["kwargs"].value("stream_resumable", false) ? std::chrono::hours(1) : std::chrono::hours(0);
-  auto when = std::chrono::steady_clock::now() + std::max<std::chrono::steady_clock::duration>(keep, std::chrono::minutes(1));
+  std::chrono::steady_clock::duration keep = std::chrono::seconds(10);
+  if (run->doc["kwargs"].value("stream_resumable", false)) keep = std::chrono::hours(1);
+  auto when = std::chrono::steady_clock::now() + keep;
   std::weak_ptr<RunSlot> weak = run;
   arm_timer(when, [this, weak] {
     std::lock_guard lock(mutex_);
@@ -581,6 +583,7 @@ json Core::wait_body(const std::string& run_id) {
   }
   RunSlot& r = *found;
   if (!r.error.is_null()) return json{{"__error__", r.error}};
+  if (r.doc.contains("error") && r.doc["error"].is_object()) return json{{"__error__", r.doc["error"]}};
   if (r.has_values) return r.last_values;
   auto t = threads_.find(r.doc["thread_id"].get<std::string>());
   if (t != threads_.end() && t->second["values"].is_object()) return t->second["values"];

@@ -17,7 +17,8 @@ namespace sqlite = internal::sqlite;
 struct SqliteStore::Impl {
   sqlite3* db = nullptr;
   std::string path;
-  std::mutex mutex;  // guards db (one statement at a time)
+  std::mutex mutex;  // guards db and stmts (one statement at a time)
+  sqlite::StmtCache stmts{db};  // get, put and delete, prepared once
 
   /// Runs `fn`, reporting an SQLite failure as this store's Error ("SqliteStore '<path>': <what>: ...").
   template <class F>
@@ -63,6 +64,7 @@ SqliteStore::SqliteStore(const std::string& path) : impl_(std::make_unique<Impl>
 }
 
 SqliteStore::~SqliteStore() {
+  impl_->stmts.clear();
   if (impl_->db) sqlite3_close(impl_->db);
 }
 
@@ -70,7 +72,7 @@ std::optional<Item> SqliteStore::get(const Namespace& ns, const std::string& key
   std::string j = internal::join_namespace(ns, key);
   std::lock_guard lock(impl_->mutex);
   return impl_->guarded("get", [&]() -> std::optional<Item> {
-    Stmt st(impl_->db, "SELECT prefix, key, value, created_at, updated_at FROM store WHERE prefix = ?1 AND key = ?2");
+    Stmt st(impl_->db, impl_->stmts, "SELECT prefix, key, value, created_at, updated_at FROM store WHERE prefix = ?1 AND key = ?2");
     st.bind(1, j).bind(2, key);
     if (!st.step()) return std::nullopt;
     return impl_->row(st);
@@ -83,7 +85,7 @@ void SqliteStore::put(const Namespace& ns, const std::string& key, const json& v
   std::string now = internal::store_timestamp();
   std::lock_guard lock(impl_->mutex);
   impl_->guarded("put", [&] {
-    Stmt(impl_->db,
+    Stmt(impl_->db, impl_->stmts,
          "INSERT INTO store (prefix, key, value, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4) "
          "ON CONFLICT (prefix, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
         .bind(1, j)
@@ -98,7 +100,7 @@ void SqliteStore::delete_(const Namespace& ns, const std::string& key) {
   std::string j = internal::join_namespace(ns, key);
   std::lock_guard lock(impl_->mutex);
   impl_->guarded("delete", [&] {
-    Stmt(impl_->db, "DELETE FROM store WHERE prefix = ?1 AND key = ?2").bind(1, j).bind(2, key).run();
+    Stmt(impl_->db, impl_->stmts, "DELETE FROM store WHERE prefix = ?1 AND key = ?2").bind(1, j).bind(2, key).run();
   });
 }
 
