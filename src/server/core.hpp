@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <unordered_map>
@@ -52,6 +53,10 @@ struct RunSlot {
   json last_state;                      ///< the last root `values` event that was a state
   bool paused = false;                  ///< the last root `values` event was `__interrupt__`
   json error;                           ///< {error, message} when it failed
+  // The legacy `messages` stream mode (events.cpp): messages described, completed, and the
+  // chunks of each accumulated so far.
+  std::set<std::string> messages_described, messages_completed;
+  std::map<std::string, json> messages_partial;
   std::chrono::steady_clock::time_point not_before;
   int attempt = 1;
   bool done() const;
@@ -137,6 +142,7 @@ class Core {
                    std::vector<StreamMode> modes, bool resume_own);
   void finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error);
   void cancel_locked(const std::shared_ptr<RunSlot>& run, const std::string& action);
+  /// A part of the run's stream as SSE events in its log (events.cpp).
   void emit(RunSlot& run, const StreamPart& part);
   std::shared_ptr<RunSlot> find_run_locked(const std::optional<std::string>& thread_id, const std::string& run_id);
   void arm_timer(std::chrono::steady_clock::time_point when, std::function<void()> fn);

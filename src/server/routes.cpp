@@ -275,15 +275,57 @@ Routes::Action Routes::runs_post(const json& body, const std::optional<std::stri
   return Action::streaming(c.log, -1, headers, on_disconnect, nullptr);
 }
 
-asio::awaitable<void> Routes::cancel_wait(Conn& conn, std::shared_ptr<EventLog> log) {
-  auto exec = conn.executor();
-  auto timer = std::make_shared<asio::steady_timer>(exec);
-  auto token = log->subscribe([timer, exec] { asio::post(exec, [timer] { timer->cancel(); }); });
-  while (!log->closed()) {
-    timer->expires_after(std::chrono::milliseconds(200));
-    co_await timer->async_wait(use_tuple);
+namespace {
+
+/// Follows a run's event log from a connection's coroutine: wait() returns when the log grows
+/// or closes, when the client closes the connection, or at the timeout. The wake-ups arrive on
+/// the connection's strand, where the coroutine runs.
+class LogWatch {
+ public:
+  LogWatch(Conn& conn, std::shared_ptr<EventLog> log)
+      : conn_(conn), log_(std::move(log)), timer_(std::make_shared<asio::steady_timer>(conn.executor())) {
+    token_ = log_->subscribe([timer = timer_, exec = conn.executor(), dirty = dirty_] {
+      dirty->store(true);
+      asio::post(exec, [timer] { timer->cancel(); });
+    });
+    conn_.watch_close([timer = timer_, gone = gone_] {
+      *gone = true;
+      timer->cancel();
+    });
   }
-  log->unsubscribe(token);
+  ~LogWatch() {
+    log_->unsubscribe(token_);
+    conn_.unwatch();
+  }
+  LogWatch(const LogWatch&) = delete;
+  LogWatch& operator=(const LogWatch&) = delete;
+
+  bool client_gone() const { return *gone_; }
+  /// True when `timeout` passed with nothing new.
+  asio::awaitable<bool> wait(std::chrono::steady_clock::duration timeout) {
+    if (dirty_->exchange(false) || *gone_) co_return false;
+    timer_->expires_after(timeout);
+    auto [ec] = co_await timer_->async_wait(use_tuple);
+    dirty_->store(false);
+    co_return !ec;
+  }
+
+ private:
+  Conn& conn_;
+  std::shared_ptr<EventLog> log_;
+  std::shared_ptr<asio::steady_timer> timer_;
+  std::shared_ptr<std::atomic<bool>> dirty_ = std::make_shared<std::atomic<bool>>(false);  // set by the run's thread
+  std::shared_ptr<bool> gone_ = std::make_shared<bool>(false);  // on the strand only
+  std::uint64_t token_ = 0;
+};
+
+}  // namespace
+
+asio::awaitable<void> Routes::cancel_wait(Conn& conn, std::shared_ptr<EventLog> log) {
+  {
+    LogWatch watch(conn, log);
+    while (!log->closed() && !watch.client_gone()) co_await watch.wait(std::chrono::seconds(1));
+  }
   Reply done{204, "", "", {}};
   co_await conn.send(std::move(done));
 }
@@ -295,47 +337,35 @@ asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, 
     if (on_disconnect) on_disconnect();
     co_return;
   }
-  auto exec = conn.executor();
-  auto timer = std::make_shared<asio::steady_timer>(exec);
-  auto dirty = std::make_shared<std::atomic<bool>>(false);
-  auto token = log->subscribe([timer, exec, dirty] {
-    dirty->store(true);
-    asio::post(exec, [timer] { timer->cancel(); });
-  });
-  auto closed = std::make_shared<bool>(false);  // touched on this connection's strand only
-  conn.watch_close([timer, closed] {
-    *closed = true;
-    timer->cancel();
-  });
   bool gone = false;
-  for (;;) {
-    if (*closed) {
-      gone = true;
-      break;
-    }
-    EventLog::Read r = log->read_after(after);
-    std::string out;
-    for (const Event& e : r.events) {
-      after = e.id;
-      if (!mode_wanted(modes, e.name)) continue;
-      out += "event: " + e.name + "\ndata: " + e.data + "\nid: " + std::to_string(e.id) + "\n\n";
-    }
-    if (!out.empty() && !co_await conn.write(std::move(out))) {
-      gone = true;
-      break;
-    }
-    if (r.closed) break;
-    if (dirty->exchange(false)) continue;
-    timer->expires_after(core_.options().heartbeat);
-    auto [ec] = co_await timer->async_wait(use_tuple);
-    std::string heartbeat = ": heartbeat\n\n";
-    if (!ec && !co_await conn.write(std::move(heartbeat))) {
-      gone = true;
-      break;
+  {
+    LogWatch watch(conn, log);
+    for (;;) {
+      if (watch.client_gone()) {
+        gone = true;
+        break;
+      }
+      EventLog::Read r = log->read_after(after);
+      std::string out;
+      for (const Event& e : r.events) {
+        after = e.id;
+        if (!mode_wanted(modes, e.name)) continue;
+        out += "event: " + e.name + "\ndata: " + e.data + "\nid: " + std::to_string(e.id) + "\n\n";
+      }
+      if (!out.empty() && !co_await conn.write(std::move(out))) {
+        gone = true;
+        break;
+      }
+      if (r.closed) break;
+      if (co_await watch.wait(core_.options().heartbeat)) {
+        std::string heartbeat = ": heartbeat\n\n";
+        if (!co_await conn.write(std::move(heartbeat))) {
+          gone = true;
+          break;
+        }
+      }
     }
   }
-  log->unsubscribe(token);
-  conn.unwatch();
   if (gone) {
     if (on_disconnect) on_disconnect();
     co_return;
@@ -350,35 +380,23 @@ asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, co
     if (on_disconnect) on_disconnect();
     co_return;
   }
-  auto exec = conn.executor();
-  auto timer = std::make_shared<asio::steady_timer>(exec);
-  auto dirty = std::make_shared<std::atomic<bool>>(false);
-  auto token = log->subscribe([timer, exec, dirty] {
-    dirty->store(true);
-    asio::post(exec, [timer] { timer->cancel(); });
-  });
-  auto closed = std::make_shared<bool>(false);
-  conn.watch_close([timer, closed] {
-    *closed = true;
-    timer->cancel();
-  });
   bool gone = false;
-  while (!log->closed()) {
-    if (*closed) {
-      gone = true;
-      break;
-    }
-    if (dirty->exchange(false)) continue;
-    timer->expires_after(std::chrono::seconds(1));
-    auto [ec] = co_await timer->async_wait(use_tuple);
-    std::string newline = "\n";
-    if (!ec && !co_await conn.write(std::move(newline))) {
-      gone = true;
-      break;
+  {
+    LogWatch watch(conn, log);
+    while (!log->closed()) {
+      if (watch.client_gone()) {
+        gone = true;
+        break;
+      }
+      if (co_await watch.wait(std::chrono::seconds(1))) {
+        std::string newline = "\n";  // keeps clients and proxies from timing out
+        if (!co_await conn.write(std::move(newline))) {
+          gone = true;
+          break;
+        }
+      }
     }
   }
-  log->unsubscribe(token);
-  conn.unwatch();
   if (gone) {
     if (on_disconnect) on_disconnect();
     co_return;

@@ -318,54 +318,6 @@ Task<void> Core::drive(std::shared_ptr<RunSlot> run, CompiledStateGraph graph, R
   while (std::optional<StreamPart> part = co_await stream.next()) emit(*run, *part);
 }
 
-void Core::emit(RunSlot& run, const StreamPart& part) {
-  std::string_view mode = to_string(part.mode);
-  const json& wanted = run.doc["kwargs"]["stream_mode"];
-  if (part.mode == StreamMode::values && part.ns.empty()) {
-    run.last_values = part.data;
-    run.has_values = true;
-    run.paused = part.data.is_object() && part.data.contains("__interrupt__");
-    if (!run.paused) run.last_state = part.data;
-  }
-  auto asked = [&](const char* m) { return std::find(wanted.begin(), wanted.end(), m) != wanted.end(); };
-  std::string name;
-  if (part.mode == StreamMode::messages) {
-    if (asked("messages-tuple")) name = "messages";
-    else if (asked("messages")) name = "messages/partial";
-    else return;
-  } else {
-    if (!asked(std::string(mode).c_str())) return;
-    name = std::string(mode);
-  }
-  for (const auto& ns : part.ns) name += "|" + ns;
-  if (part.mode == StreamMode::checkpoints ||
-      (part.mode == StreamMode::debug && part.data.is_object() && part.data.value("type", "") == "checkpoint")) {
-    // As the reference server: a checkpoint payload also carries `checkpoint` and
-    // `parent_checkpoint` in the ThreadState shape.
-    json data = part.data;
-    json& payload = part.mode == StreamMode::debug ? data["payload"] : data;
-    if (payload.is_object()) {
-      auto wire = [](const json& config) -> json {
-        if (!config.is_object() || !config.contains("configurable")) return nullptr;
-        const json& c = config["configurable"];
-        return json{{"thread_id", c.value("thread_id", json(nullptr))},
-                    {"checkpoint_ns", c.value("checkpoint_ns", json(""))},
-                    {"checkpoint_id", c.value("checkpoint_id", json(nullptr))},
-                    {"checkpoint_map", nullptr}};
-      };
-      payload["checkpoint"] = wire(payload.value("config", json(nullptr)));
-      payload["parent_checkpoint"] = wire(payload.value("parent_config", json(nullptr)));
-    }
-    run.log->append(std::move(name), data.dump());
-    return;
-  }
-  if (name.rfind("messages/partial", 0) == 0 && part.data.is_array() && !part.data.empty()) {
-    run.log->append(std::move(name), json::array({part.data[0]}).dump());
-    return;
-  }
-  run.log->append(std::move(name), part.data.dump());
-}
-
 void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error) {
   std::string status = "success";
   std::optional<std::string> error_text;

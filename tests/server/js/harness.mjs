@@ -5,11 +5,13 @@
 //                                         test file; node --test runs each file in its own process)
 //   SUPERSTEP_DB=<path or postgresql://>  the --db value (default: a fresh temp file)
 //   SUPERSTEP_API_KEY_TEST=1              start the server with --api-key secret; clients send it
+//   SUPERSTEP_OPENAI_TEST_SERVER=<path>   superstep-openai-test-server (set by `run` from SUPERSTEP_BIN's
+//                                         build dir); messages.test.mjs starts a second superstep with it
 //   SDK=115                               use @langchain/langgraph-sdk 1.15 instead of 2.0.0
 //   REFERENCE=1                           the server is the reference (official JS dev server):
 //                                         skips the few superstep-only assertions (see README.md)
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants as fsConstants, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
@@ -24,17 +26,13 @@ export const API_KEY = API_KEY_TEST ? "secret" : null;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export { sleep };
 
-async function startServer(bin) {
-  let dir = null;
-  let db = process.env.SUPERSTEP_DB;
-  if (!db) {
-    dir = mkdtempSync(join(tmpdir(), "superstep-server-test-"));
-    db = join(dir, "superstep.db");
-  }
-  const args = ["serve", "--port", "0", "--db", db];
-  if (API_KEY_TEST) args.push("--api-key", "secret");
-  // its own process group, so that stopping it also stops anything it started
-  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+/**
+ * Spawns `cmd args` in its own process group (so that stopping it also stops anything it started),
+ * waits for the first `http://…` URL on its stdout and returns it. The group is stopped after the
+ * test file (SIGTERM, then SIGKILL after 3 s) and on exit; `cleanup` runs after that.
+ */
+async function spawnUntilUrl(cmd, args, { env = {}, cleanup = () => {} } = {}) {
+  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, ...env } });
   const signal = (sig) => {
     try {
       process.kill(-child.pid, sig);
@@ -48,13 +46,18 @@ async function startServer(bin) {
     if (process.env.SUPERSTEP_VERBOSE) process.stderr.write(d);
   });
   const kill = () => signal("SIGKILL");
+  let cleaned = false;
+  const cleanupOnce = () => {
+    if (!cleaned) cleanup();
+    cleaned = true;
+  };
   process.on("exit", () => {
     kill();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    cleanupOnce();
   });
   const url = await new Promise((resolve, reject) => {
     let out = "";
-    const timer = setTimeout(() => reject(new Error(`no URL from ${bin} within 30 s; stdout: ${out}; stderr: ${stderr}`)), 30000);
+    const timer = setTimeout(() => reject(new Error(`no URL from ${cmd} within 30 s; stdout: ${out}; stderr: ${stderr}`)), 30000);
     child.stdout.on("data", (d) => {
       out += d;
       if (process.env.SUPERSTEP_VERBOSE) process.stderr.write(d);
@@ -66,7 +69,7 @@ async function startServer(bin) {
     });
     child.on("exit", (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`${bin} exited (${code ?? signal}) before printing its URL; stderr: ${stderr}`));
+      reject(new Error(`${cmd} exited (${code ?? signal}) before printing its URL; stderr: ${stderr}`));
     });
   });
   child.stdout.resume();
@@ -75,10 +78,21 @@ async function startServer(bin) {
     signal("SIGTERM");
     await Promise.race([exited, sleep(3000)]);
     kill();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = null;
+    cleanupOnce();
   });
   return url;
+}
+
+/** Starts `bin serve --port 0` on `db` (default: a fresh temp file) with extra environment `env`. */
+async function startServer(bin, { env = {}, db = process.env.SUPERSTEP_DB } = {}) {
+  let dir = null;
+  if (!db) {
+    dir = mkdtempSync(join(tmpdir(), "superstep-server-test-"));
+    db = join(dir, "superstep.db");
+  }
+  const args = ["serve", "--port", "0", "--db", db];
+  if (API_KEY_TEST) args.push("--api-key", "secret");
+  return spawnUntilUrl(bin, args, { env, cleanup: () => dir && rmSync(dir, { recursive: true, force: true }) });
 }
 
 async function waitOk(url) {
@@ -106,6 +120,43 @@ export const SERVER_URL = await (async () => {
   await waitOk(url);
   return url;
 })();
+
+/**
+ * Starts another `$SUPERSTEP_BIN serve` for this test file, with extra environment `env` (e.g. the
+ * chat model settings of openaiTestServer()), on a fresh temp SQLite file (never SUPERSTEP_DB: two
+ * servers must not share a database). Returns its URL once `GET /ok` answers; it is stopped after
+ * the file. Needs SUPERSTEP_BIN; returns null without it.
+ */
+export async function startWithEnv(env) {
+  if (!process.env.SUPERSTEP_BIN) return null;
+  const url = (await startServer(process.env.SUPERSTEP_BIN, { env, db: "" })).replace(/\/+$/, "");
+  await waitOk(url);
+  return url;
+}
+
+/** The superstep-openai-test-server binary from SUPERSTEP_OPENAI_TEST_SERVER, or null if unset or not executable. */
+export const OPENAI_TEST_SERVER = (() => {
+  const path = process.env.SUPERSTEP_OPENAI_TEST_SERVER;
+  if (!path) return null;
+  try {
+    accessSync(path, fsConstants.X_OK);
+    return path;
+  } catch {
+    return null;
+  }
+})();
+
+/**
+ * Starts superstep-openai-test-server (a local OpenAI-compatible chat server; it streams each reply
+ * in 4-character pieces). `args` go to it, e.g. ["--script", "replies.json"]; without a script it
+ * answers "echo: <last message>". Returns the environment that points a superstep at it:
+ * {OPENAI_BASE_URL, OPENAI_API_KEY, SUPERSTEP_MODEL}. Stopped after the test file.
+ */
+export async function openaiTestServer(args = []) {
+  if (!OPENAI_TEST_SERVER) throw new Error("SUPERSTEP_OPENAI_TEST_SERVER is not set to an executable");
+  const baseUrl = await spawnUntilUrl(OPENAI_TEST_SERVER, args);
+  return { OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: "sk-test", SUPERSTEP_MODEL: "test-model" };
+}
 
 /** A client of the server under test. apiKey null keeps the SDK from reading LANGGRAPH_API_KEY & co. */
 export function client(apiKey = API_KEY) {
