@@ -84,6 +84,13 @@ void Core::open() {
     store_ = std::make_shared<SqliteStore>(db);
   }
   records_ = std::make_unique<Records>(store_);
+  // The records' own version (their shapes; the tables are the store's): a newer one is refused.
+  constexpr int kRecordsVersion = 1;
+  json meta = records_->get("meta", "schema");
+  if (meta.is_object() && meta.value("version", 0) > kRecordsVersion)
+    throw Error("server: the server records in '" + db + "' are version " + std::to_string(meta.value("version", 0)) +
+                ", newer than this build's (" + std::to_string(kRecordsVersion) + ")");
+  if (!meta.is_object()) records_->put("meta", "schema", json{{"version", kRecordsVersion}});
   CompileOptions opts{.checkpointer = saver_, .store = store_};
   for (GraphEntry& g : graphs_)
     if (g.build_once) g.fixed = g.factory(opts, json::object(), json::object());
@@ -125,6 +132,8 @@ void Core::open() {
       slot->doc["status"] = "pending";
     }
     slot->log = std::make_shared<EventLog>(static_cast<std::int64_t>(slot->attempt - 1) << 32);
+    if (json stored = records_->get("event_logs", slot->doc["run_id"]); stored.is_object())
+      slot->log->restore(stored["events"]);  // what clients saw before the restart, with its ids
     if (slot->done()) continue;  // ended: served from its record when asked for
     requeue.push_back(slot);
     runs_[slot->doc["run_id"].get<std::string>()] = slot;
@@ -305,6 +314,7 @@ void Core::delete_thread(const std::string& id) {
     (void)slot;
     for (const auto& rid : run_ids) {
       records_->remove("runs", rid);
+      records_->remove("event_logs", rid);
       runs_.erase(rid);
     }
     records_->remove("threads", id);

@@ -38,6 +38,25 @@ EventLog::Read EventLog::read_after(std::int64_t after) const {
   return r;
 }
 
+json EventLog::to_json() const {
+  std::lock_guard lock(mutex_);
+  json out = json::array();
+  for (const Event& e : events_) out.push_back(json::array({e.id, e.name, e.data}));
+  return out;
+}
+
+void EventLog::restore(const json& events) {
+  if (!events.is_array()) return;
+  std::lock_guard lock(mutex_);
+  std::deque<Event> old;
+  for (const json& e : events)
+    if (e.is_array() && e.size() == 3 && e[0].is_number_integer() && e[1].is_string() && e[2].is_string())
+      old.push_back(Event{e[0].get<std::int64_t>(), e[1].get<std::string>(), e[2].get<std::string>()});
+  for (const Event& e : old) bytes_ += e.name.size() + e.data.size();
+  events_.insert(events_.begin(), old.begin(), old.end());
+  if (!events_.empty() && next_id_ <= events_.back().id) next_id_ = events_.back().id + 1;
+}
+
 std::int64_t EventLog::next_id() const {
   std::lock_guard lock(mutex_);
   return next_id_;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "superstep/json.hpp"
+
 namespace superstep::server {
 
 struct Event {
@@ -27,6 +29,11 @@ class EventLog {
 
   /// Continues numbering after `first_id - 1` (a run resumed after a restart).
   explicit EventLog(std::int64_t first_id = 0) : next_id_(first_id) {}
+
+  /// The kept events as `[[id, name, data], ...]` (a resumable run's log is stored so).
+  json to_json() const;
+  /// Puts stored events (to_json()'s form) before the ones to come; ids keep their numbers.
+  void restore(const json& events);
 
   /// Appends an event and wakes the subscribers; returns its id.
   std::int64_t append(std::string name, std::string data);

@@ -406,6 +406,14 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
   }
   if (delete_thread_after) saver_->delete_thread(tid);
   run->log->close();
+  if (run->doc["kwargs"].value("stream_resumable", false) && !rollback && !delete_thread_after) {
+    // Kept for rejoins with Last-Event-ID after it leaves memory, and across restarts.
+    try {
+      records_->put("event_logs", rid, json{{"events", run->log->to_json()}});
+    } catch (const std::exception& e) {
+      log_line("run " + rid + ": cannot store its event log: " + e.what());
+    }
+  }
   // Last: once executing_ reaches zero a shutting-down server may destroy this object.
   std::lock_guard lock(mutex_);
   --executing_;
@@ -449,10 +457,11 @@ std::shared_ptr<RunSlot> Core::find_run_locked(const std::optional<std::string>&
   if (auto it = runs_.find(run_id); it != runs_.end()) {
     run = it->second;
   } else if (json doc = records_->get("runs", run_id); doc.is_object()) {
-    // Ended a while ago: its record, with no event log left to replay.
+    // Ended a while ago: its record, and its event log if it was stored (stream_resumable).
     run = std::make_shared<RunSlot>();
     run->doc = std::move(doc);
     run->log = std::make_shared<EventLog>();
+    if (json stored = records_->get("event_logs", run_id); stored.is_object()) run->log->restore(stored["events"]);
     run->log->close();
   }
   if (!run || (thread_id && run->doc["thread_id"] != *thread_id)) throw HttpError(404, "Run with ID " + run_id + " not found");
@@ -515,6 +524,7 @@ void Core::delete_run(const std::string& thread_id, const std::string& run_id) {
   auto run = find_run_locked(thread_id, run_id);
   if (!run->done()) throw HttpError(409, "Run " + run_id + " is " + run->doc["status"].get<std::string>() + ": cancel it first");
   records_->remove("runs", run_id);
+  records_->remove("event_logs", run_id);
   runs_.erase(run_id);
   // As the reference server: the run's checkpoints go with it (the thread reads as before it).
   try {

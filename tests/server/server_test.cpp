@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <superstep/server/server.hpp>
+#include <superstep/store/sqlite_store.hpp>
 #include <superstep/superstep.hpp>
 
 namespace sp = superstep;
@@ -360,6 +361,39 @@ TEST_F(ServerTest, StreamFramingAndJoinWithLastEventId) {
   EXPECT_EQ(j->body.find("id: 2\n"), std::string::npos);
   EXPECT_NE(j->body.find("id: 3\n"), std::string::npos) << j->body;
   EXPECT_EQ(j->body, r->body.substr(r->body.find("event:", r->body.find("id: 2\n"))));
+}
+
+TEST_F(ServerTest, AResumableRunsEventLogOutlivesARestart) {
+  start();
+  std::string tid = new_thread();
+  auto r = client_->Post("/threads/" + tid + "/runs/stream",
+                         json{{"assistant_id", "approval"}, {"input", {{"topic", "x"}}},
+                              {"stream_mode", {"values", "updates"}}, {"stream_resumable", true}}.dump(),
+                         "application/json");
+  ASSERT_TRUE(r);
+  std::string location = r->get_header_value("Content-Location");
+  restart();
+  httplib::Headers h = {{"Last-Event-ID", "-1"}};
+  auto j = client_->Get(location + "/stream", h);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->body, r->body);  // the same events with the same ids
+}
+
+TEST_F(ServerTest, ANewerVersionOfTheServerRecordsIsRefused) {
+  start();
+  server_.reset();
+  {
+    sp::SqliteStore store(db_);
+    store.put({"superstep_server", "meta"}, "schema", json{{"version", 99}});
+  }
+  sp::server::Server s({.database = db_, .port = 0, .log = false});
+  s.add_graph("approval", approval);
+  try {
+    s.start();
+    ADD_FAILURE() << "started on newer records";
+  } catch (const sp::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("version 99, newer than this build's (1)"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(ServerTest, BadInputGetsA4xxWithAJsonBody) {
