@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "server/server_saver.hpp"
 #include "server/wire.hpp"
 #include "superstep/checkpoint/postgres_saver.hpp"
 #include "superstep/checkpoint/sqlite_saver.hpp"
@@ -77,10 +78,10 @@ void Core::open() {
   const std::string& db = options_.database;
   if (db.empty()) throw Error("server: the database is empty: give a SQLite file or a PostgreSQL connection string");
   if (is_postgres(db)) {
-    saver_ = std::make_shared<PostgresSaver>(db);
+    saver_ = std::make_shared<ServerSaver>(std::make_shared<PostgresSaver>(db));
     store_ = std::make_shared<PostgresStore>(db);
   } else {
-    saver_ = std::make_shared<SqliteSaver>(db);
+    saver_ = std::make_shared<ServerSaver>(std::make_shared<SqliteSaver>(db));
     store_ = std::make_shared<SqliteStore>(db);
   }
   records_ = std::make_unique<Records>(store_);
@@ -145,12 +146,15 @@ void Core::open() {
     save_run(slot->doc);
     enqueue_locked(slot);
   }
-  // Threads left busy with nothing to run.
-  for (auto& [id, t] : threads_)
-    if (t["status"] == "busy" && thread_slots_[id].pending.empty()) {
+  // Busy exactly when a run is pending.
+  for (auto& [id, t] : threads_) {
+    bool pending = !thread_slots_[id].pending.empty();
+    if (pending && t["status"] != "busy") t["status"] = "busy";
+    if (!pending && t["status"] == "busy") {
       t["status"] = "idle";
       save_thread(t);
     }
+  }
   if (!requeue.empty()) log_line("resuming " + std::to_string(requeue.size()) + " run(s) left by the last process");
   schedule_locked();
 }

@@ -157,11 +157,14 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
   }
   json& thread = threads_[tid];
   if (!thread["metadata"].is_object()) thread["metadata"] = json::object();
-  thread["metadata"]["graph_id"] = assistant["graph_id"];
-  thread["metadata"]["assistant_id"] = assistant["assistant_id"];
+  json& meta = thread["metadata"];
+  bool changed = meta.value("graph_id", json()) != assistant["graph_id"] || meta.value("assistant_id", json()) != assistant["assistant_id"];
+  meta["graph_id"] = assistant["graph_id"];
+  meta["assistant_id"] = assistant["assistant_id"];
   thread["status"] = "busy";
   thread["updated_at"] = now_iso();
-  save_thread(thread);
+  // `busy` alone is not stored: a start-up makes every thread with a pending run busy.
+  if (changed) save_thread(thread);
 
   std::string rid = new_uuid();
   std::string now = now_iso();
