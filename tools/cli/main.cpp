@@ -150,7 +150,11 @@ int main(int argc, char** argv) {
       if (std::getenv("OPENAI_BASE_URL") && std::getenv("SUPERSTEP_MODEL"))
         server.add_graph("agent", [](const sp::CompileOptions& o) {
           auto model = std::make_shared<sp::OpenAIChatModel>();
-          return sp::create_react_agent(model, {}, {.checkpointer = o.checkpointer, .store = o.store, .name = "agent"});
+          sp::ReactAgentOptions agent;  // (set field by field: GCC 12 warns on the designated form)
+          agent.checkpointer = o.checkpointer;
+          agent.store = o.store;
+          agent.name = "agent";
+          return sp::create_react_agent(model, {}, agent);
         });
       server.start();
       std::cout << "superstep serve: listening on " << server.url() << " (database " << server_options.database
