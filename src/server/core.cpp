@@ -85,6 +85,7 @@ void Core::open() {
     store_ = std::make_shared<SqliteStore>(db);
   }
   records_ = std::make_unique<Records>(store_);
+  store_api_ = std::make_unique<StoreApi>(store_);
   // The records' own version (their shapes; the tables are the store's): a newer one is refused.
   constexpr int kRecordsVersion = 1;
   json meta = records_->get("meta", "schema");

@@ -21,6 +21,7 @@
 
 #include "server/event_log.hpp"
 #include "server/records.hpp"
+#include "server/store_api.hpp"
 #include "superstep/checkpoint/saver.hpp"
 #include "superstep/server/server.hpp"
 #include "superstep/task.hpp"
@@ -76,6 +77,8 @@ class Core {
   /// Returns once no run executes.
   void wait_idle();
   const ServerOptions& options() const { return options_; }
+  /// The store endpoints (after open()).
+  StoreApi& store_api() { return *store_api_; }
   void log_line(const std::string& line) const;
 
   // Assistants
@@ -155,6 +158,7 @@ class Core {
   boost::asio::io_context& io_;
   std::shared_ptr<CheckpointSaver> saver_;
   std::shared_ptr<BaseStore> store_;
+  std::unique_ptr<StoreApi> store_api_;
   std::unique_ptr<Records> records_;
 
   mutable std::mutex mutex_;

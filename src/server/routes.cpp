@@ -152,7 +152,7 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
     return ok(json{{"version", "0.1.0"},
                                {"langgraph_js_version", nullptr},
                                {"context", "superstep"},
-                               {"flags", {{"assistants", true}, {"crons", false}, {"langsmith", false}, {"store", false}}}});
+                               {"flags", {{"assistants", true}, {"crons", false}, {"langsmith", false}, {"store", true}}}});
   // Assistants
   if (m == "POST" && is({"assistants", "search"})) {
     std::size_t total = 0;
@@ -246,6 +246,25 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
         return Action::of(Reply{202, "", "", {}});
       }
     }
+  }
+  // The store (client.store)
+  if (n >= 2 && p[0] == "store") {
+    StoreApi& store = core_.store_api();
+    if (m == "PUT" && is({"store", "items"})) {
+      store.put(body);
+      return Action::of(Reply{204, "", "", {}});
+    }
+    if (m == "DELETE" && is({"store", "items"})) {
+      store.remove(body);
+      return Action::of(Reply{204, "", "", {}});
+    }
+    if (m == "GET" && is({"store", "items"})) {
+      auto ns = req.query.find("namespace");
+      auto key = req.query.find("key");
+      return ok(store.get(ns == req.query.end() ? "" : ns->second, key == req.query.end() ? "" : key->second));
+    }
+    if (m == "POST" && is({"store", "items", "search"})) return ok(store.search(body));
+    if (m == "POST" && is({"store", "namespaces"})) return ok(store.namespaces(body));
   }
   // Stateless runs
   if (m == "POST" && (is({"runs"}) || is({"runs", "wait"}) || is({"runs", "stream"})))
