@@ -329,6 +329,24 @@ void Core::delete_thread(const std::string& id) {
   saver_->delete_thread(id);
 }
 
+json Core::copy_thread(const std::string& id) {
+  std::string to = new_uuid();
+  json metadata;
+  {
+    std::lock_guard lock(mutex_);
+    metadata = thread_doc(id)["metadata"];
+  }
+  if (!metadata.is_object()) metadata = json::object();
+  metadata["thread_id"] = to;
+  saver_->copy_thread(id, to);
+  std::lock_guard lock(mutex_);
+  std::string now = now_iso();
+  json t = {{"thread_id", to}, {"created_at", now}, {"updated_at", now}, {"metadata", metadata},
+            {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
+  json& stored = threads_[to] = std::move(t);
+  return refresh_thread_locked(stored, std::nullopt);  // the copied state's values, interrupts, status
+}
+
 // --- thread state ----------------------------------------------------------------------------
 
 json Core::thread_state(const std::string& id, const std::optional<std::string>& checkpoint_id,

@@ -94,6 +94,8 @@ class Core {
   json count_threads(const json& body);
   json patch_thread(const std::string& id, const json& body);
   void delete_thread(const std::string& id);
+  /// A new thread with the metadata (plus its own `thread_id`) and every checkpoint of `id`.
+  json copy_thread(const std::string& id);
   json thread_state(const std::string& id, const std::optional<std::string>& checkpoint_id,
                     const std::string& checkpoint_ns, bool subgraphs);
   json thread_history(const std::string& id, const json& body);

@@ -176,6 +176,7 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
     const std::string& tid = p[1];
     if (m == "GET" && n == 2) return ok(core_.get_thread(tid));
     if (m == "PATCH" && n == 2) return ok(core_.patch_thread(tid, body));
+    if (m == "POST" && is({"threads", "*", "copy"})) return ok(core_.copy_thread(tid));
     if (m == "DELETE" && n == 2) {
       core_.delete_thread(tid);
       return Action::of(Reply{204, "", "", {}});

@@ -83,3 +83,24 @@ test("unknown threads are 404", async () => {
   await rejectsHttp(c.threads.getState(id), 404);
   await rejectsHttp(c.threads.getHistory(id), 404);
 });
+
+test("threads.copy makes a new thread with the metadata and the whole history", async () => {
+  const t = await c.threads.create({ metadata: { owner: "carol" } });
+  await c.runs.wait(t.thread_id, "approval", { input: { topic: "Oslo" } });
+  const copy = await c.threads.copy(t.thread_id);
+  assert.match(copy.thread_id, UUID);
+  assert.notEqual(copy.thread_id, t.thread_id);
+  assert.equal(copy.metadata.owner, "carol");
+  assert.equal(copy.metadata.thread_id, copy.thread_id);
+  const [a, b] = await Promise.all([c.threads.getState(t.thread_id), c.threads.getState(copy.thread_id)]);
+  assert.deepEqual(b.values, a.values);
+  assert.deepEqual(b.next, a.next);
+  assert.equal(b.checkpoint.checkpoint_id, a.checkpoint.checkpoint_id);
+  assert.equal(b.checkpoint.thread_id, copy.thread_id);
+  const [ha, hb] = await Promise.all([c.threads.getHistory(t.thread_id), c.threads.getHistory(copy.thread_id)]);
+  assert.equal(hb.length, ha.length);
+  // the copy goes on by itself: resuming it leaves the original paused
+  const out = await c.runs.wait(copy.thread_id, "approval", { command: { resume: "yes" } });
+  assert.ok(out.published.startsWith("PUBLISHED"));
+  assert.deepEqual((await c.threads.getState(t.thread_id)).next, ["approve"]);
+});
