@@ -111,6 +111,7 @@ void Core::open() {
               {"version", 1},         {"name", g.id},         {"description", nullptr},
               {"created_at", now},    {"updated_at", now}};
     records_->put("assistants", id, a);
+    records_->put("assistant_versions", id + ":1", version_of(a));
     assistants_[id] = std::move(a);
   }
   for (json& t : records_->load("threads")) {
@@ -183,7 +184,8 @@ const json& Core::resolve_assistant(const std::string& id_or_graph) {
   auto it = assistants_.find(id_or_graph);
   if (it != assistants_.end()) return it->second;
   for (const GraphEntry& g : graphs_)
-    if (g.id == id_or_graph) return assistants_.at(system_assistant_id(g.id));
+    if (g.id == id_or_graph)
+      if (auto s = assistants_.find(system_assistant_id(g.id)); s != assistants_.end()) return s->second;
   throw HttpError(404, "Assistant " + id_or_graph + " not found");
 }
 
@@ -203,6 +205,115 @@ CompiledStateGraph Core::graph_of_thread(const json& thread) {
 }
 
 // --- assistants ------------------------------------------------------------------------------
+
+json Core::version_of(const json& a) {
+  json v = a;
+  v.erase("updated_at");
+  return v;
+}
+
+json Core::create_assistant(const json& body) {
+  require_object(body, "assistants create");
+  if (!body.contains("graph_id") || !body["graph_id"].is_string())
+    throw HttpError(422, "assistants create: 'graph_id' (a graph this server serves) is required");
+  std::string graph_id = body["graph_id"];
+  graph_entry(graph_id);  // 404 when not served
+  std::string id = body.contains("assistant_id") && body["assistant_id"].is_string() ? body["assistant_id"].get<std::string>() : new_uuid();
+  if (!is_uuid(id)) throw HttpError(422, "assistant_id '" + id + "' is not a UUID");
+  auto obj = [&](const char* key) { return body.contains(key) && body[key].is_object() ? body[key] : json::object(); };
+  std::lock_guard lock(mutex_);
+  if (auto it = assistants_.find(id); it != assistants_.end()) {
+    if (body.value("if_exists", std::string("raise")) == "do_nothing") return it->second;
+    throw HttpError(409, "Assistant " + id + " already exists");
+  }
+  std::string now = now_iso();
+  std::string name = body.contains("name") && body["name"].is_string() && !body["name"].get_ref<const std::string&>().empty()
+                         ? body["name"].get<std::string>() : graph_id;
+  json a = {{"assistant_id", id},        {"graph_id", graph_id},   {"config", obj("config")},
+            {"context", obj("context")}, {"metadata", obj("metadata")}, {"version", 1},
+            {"name", name},              {"description", body.value("description", json(nullptr))},
+            {"created_at", now},         {"updated_at", now}};
+  records_->put("assistants", id, a);
+  records_->put("assistant_versions", id + ":1", version_of(a));
+  return assistants_[id] = std::move(a);
+}
+
+json Core::patch_assistant(const std::string& id, const json& body) {
+  require_object(body, "assistant update");
+  std::lock_guard lock(mutex_);
+  auto it = assistants_.find(id);
+  if (it == assistants_.end()) throw HttpError(404, "Assistant " + id + " not found");
+  json& a = it->second;
+  if (body.contains("graph_id") && body["graph_id"].is_string()) {
+    graph_entry(body["graph_id"]);
+    a["graph_id"] = body["graph_id"];
+  }
+  for (const char* key : {"config", "context"})
+    if (body.contains(key) && body[key].is_object()) a[key] = body[key];
+  if (body.contains("metadata") && body["metadata"].is_object())
+    for (auto m = body["metadata"].begin(); m != body["metadata"].end(); ++m) a["metadata"][m.key()] = *m;
+  if (body.contains("name") && body["name"].is_string()) a["name"] = body["name"];
+  if (body.contains("description") && !body["description"].is_null()) a["description"] = body["description"];
+  int latest = a.value("version", 0);  // (after setLatest the current version may be an older one)
+  for (const json& v : records_->find("assistant_versions", json{{"assistant_id", id}})) latest = std::max(latest, v.value("version", 0));
+  a["version"] = latest + 1;
+  a["updated_at"] = now_iso();
+  records_->put("assistants", id, a);
+  json v = version_of(a);
+  v["created_at"] = a["updated_at"];
+  records_->put("assistant_versions", id + ":" + std::to_string(latest + 1), v);
+  return a;
+}
+
+void Core::delete_assistant(const std::string& id, bool delete_threads) {
+  std::vector<std::string> threads;
+  {
+    std::lock_guard lock(mutex_);
+    if (!assistants_.count(id)) throw HttpError(404, "Assistant " + id + " not found");
+    assistants_.erase(id);
+    records_->remove("assistants", id);
+    for (const json& v : records_->find("assistant_versions", json{{"assistant_id", id}}))
+      records_->remove("assistant_versions", id + ":" + std::to_string(v.value("version", 0)));
+    if (delete_threads)
+      for (const auto& [tid, t] : threads_)
+        if (t["metadata"].is_object() && t["metadata"].value("assistant_id", json()) == id) threads.push_back(tid);
+  }
+  for (const auto& tid : threads) delete_thread(tid);
+}
+
+json Core::assistant_versions(const std::string& id, const json& body) {
+  require_object(body, "assistant versions");
+  {
+    std::lock_guard lock(mutex_);
+    if (!assistants_.count(id)) throw HttpError(404, "Assistant " + id + " not found");
+  }
+  std::vector<json> versions = records_->find("assistant_versions", json{{"assistant_id", id}});
+  std::sort(versions.begin(), versions.end(), [](const json& a, const json& b) { return a.value("version", 0) > b.value("version", 0); });
+  std::vector<const json*> hits;
+  for (const json& v : versions)
+    if (!body.contains("metadata") || contains(v["metadata"], body["metadata"])) hits.push_back(&v);
+  json b = body;
+  b["sort_by"] = "version";
+  return page(std::move(hits), b, "version", nullptr);
+}
+
+json Core::set_latest_assistant(const std::string& id, const json& body) {
+  require_object(body, "assistant latest");
+  if (!body.contains("version") || !body["version"].is_number_integer())
+    throw HttpError(422, "assistant latest: 'version' must be an integer");
+  int version = body["version"];
+  std::lock_guard lock(mutex_);
+  auto it = assistants_.find(id);
+  if (it == assistants_.end()) throw HttpError(404, "Assistant " + id + " not found");
+  json v = records_->get("assistant_versions", id + ":" + std::to_string(version));
+  if (!v.is_object()) throw HttpError(404, "Assistant " + id + " has no version " + std::to_string(version));
+  json& a = it->second;
+  for (const char* key : {"graph_id", "config", "context", "metadata", "name", "description", "version"})
+    if (v.contains(key)) a[key] = v[key];
+  a["updated_at"] = now_iso();
+  records_->put("assistants", id, a);
+  return a;
+}
 
 json Core::search_assistants(const json& body, std::size_t* total) {
   require_object(body, "assistants search");

@@ -86,6 +86,12 @@ class Core {
   json get_assistant(const std::string& id);
   json assistant_graph(const std::string& id, bool xray);
   json count_assistants(const json& body);
+  json create_assistant(const json& body);
+  /// A new version: the fields given replace the assistant's (metadata is merged).
+  json patch_assistant(const std::string& id, const json& body);
+  void delete_assistant(const std::string& id, bool delete_threads);
+  json assistant_versions(const std::string& id, const json& body);
+  json set_latest_assistant(const std::string& id, const json& body);
 
   // Threads
   json create_thread(const json& body);
@@ -132,6 +138,7 @@ class Core {
   void save_run(const json& doc);
   const GraphEntry& graph_entry(const std::string& graph_id) const;
   const json& resolve_assistant(const std::string& id_or_graph);
+  static json version_of(const json& assistant);
   CompiledStateGraph graph_for(const std::string& graph_id, const json& config, const json& context);
   CompiledStateGraph graph_of_thread(const json& thread);
   /// The thread's values, interrupts and status after a run or an update. `run`: the run that

@@ -164,6 +164,14 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
     return Action::of(json_reply(200, page, std::move(h)));
   }
   if (m == "POST" && is({"assistants", "count"})) return ok(core_.count_assistants(body));
+  if (m == "POST" && is({"assistants"})) return ok(core_.create_assistant(body));
+  if (m == "PATCH" && is({"assistants", "*"})) return ok(core_.patch_assistant(p[1], body));
+  if (m == "DELETE" && is({"assistants", "*"})) {
+    core_.delete_assistant(p[1], req.query.count("delete_threads") && truthy(req.query.at("delete_threads")));
+    return Action::of(Reply{204, "", "", {}});
+  }
+  if (m == "POST" && is({"assistants", "*", "versions"})) return ok(core_.assistant_versions(p[1], body));
+  if (m == "POST" && is({"assistants", "*", "latest"})) return ok(core_.set_latest_assistant(p[1], body));
   if (m == "GET" && is({"assistants", "*"})) return ok(core_.get_assistant(p[1]));
   if (m == "GET" && is({"assistants", "*", "graph"}))
     return ok(core_.assistant_graph(p[1], req.query.count("xray") && req.query.at("xray") != "false"));

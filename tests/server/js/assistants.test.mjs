@@ -1,7 +1,7 @@
 // Assistants: the system assistant the server makes for each graph, found by graph id or UUID.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { client, rejectsHttp, UUID } from "./harness.mjs";
+import { client, rejectsHttp, REFERENCE, UUID } from "./harness.mjs";
 
 const c = client();
 const GRAPHS = ["approval", "loop", "hello", "join", "sleep", "fail"];
@@ -56,4 +56,40 @@ test("unknown assistants are 404", async () => {
   await rejectsHttp(c.assistants.get("no-such-graph"), 404);
   await rejectsHttp(c.assistants.get(crypto.randomUUID()), 404);
   assert.deepEqual(await c.assistants.search({ graphId: "no-such-graph" }), []);
+});
+
+test("assistants.create, update (a new version each time), getVersions, setLatest, runs use its config, delete", async () => {
+  const a = await c.assistants.create({
+    graphId: "loop", name: "looper", config: { configurable: { k: 1 } }, metadata: { team: "a" },
+  });
+  assert.match(a.assistant_id, UUID);
+  assert.equal(a.graph_id, "loop");
+  assert.equal(a.name, "looper");
+  assert.equal(a.version, 1);
+  assert.deepEqual(a.metadata, { team: "a" });
+  await rejectsHttp(c.assistants.create({ graphId: "loop", assistantId: a.assistant_id, ifExists: "raise" }), 409);
+  const same = await c.assistants.create({ graphId: "loop", assistantId: a.assistant_id, ifExists: "do_nothing" });
+  assert.equal(same.version, 1);
+  const b = await c.assistants.update(a.assistant_id, { name: "looper 2", metadata: { owner: "x" } });
+  assert.equal(b.version, 2);
+  assert.equal(b.name, "looper 2");
+  assert.deepEqual(b.metadata, { team: "a", owner: "x" }); // merged
+  const versions = await c.assistants.getVersions(a.assistant_id);
+  assert.deepEqual(versions.map((v) => v.version), [2, 1]);
+  assert.deepEqual(versions.map((v) => v.name), ["looper 2", "looper"]);
+  const back = await c.assistants.setLatest(a.assistant_id, 1);
+  assert.equal(back.version, 1);
+  assert.equal(back.name, "looper");
+  assert.equal((await c.assistants.get(a.assistant_id)).name, "looper");
+  // a run on it
+  const t = await c.threads.create();
+  const out = await c.runs.wait(t.thread_id, a.assistant_id, { input: { target: 2 } });
+  assert.equal(out.count, 2);
+  const found = await c.assistants.search({ graphId: "loop", metadata: { team: "a" } });
+  assert.ok(found.some((x) => x.assistant_id === a.assistant_id));
+  await c.assistants.delete(a.assistant_id);
+  await rejectsHttp(c.assistants.get(a.assistant_id), 404);
+  // superstep refuses an assistant of a graph it does not serve (the reference accepts it, and
+  // its runs fail later)
+  if (!REFERENCE) await rejectsHttp(c.assistants.create({ graphId: "no-such-graph" }), 404);
 });
