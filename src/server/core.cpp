@@ -161,6 +161,15 @@ void Core::open() {
   schedule_locked();
 }
 
+std::optional<std::string> Core::check_database() {
+  try {
+    records_->get("meta", "schema");
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+}
+
 // --- records ---------------------------------------------------------------------------------
 
 json& Core::thread_doc(const std::string& id) {

@@ -80,6 +80,8 @@ class Core {
   /// The store endpoints (after open()).
   StoreApi& store_api() { return *store_api_; }
   void log_line(const std::string& line) const;
+  /// Reads from the database (GET /ok): nullopt when it answers, else what failed.
+  std::optional<std::string> check_database();
 
   // Assistants
   json search_assistants(const json& body, std::size_t* total = nullptr);

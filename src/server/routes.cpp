@@ -147,7 +147,11 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
   };
   auto ok = [](const json& j) { return Action::of(json_reply(200, j)); };
 
-  if (m == "GET" && is({"ok"})) return ok(json{{"ok", true}});
+  if (m == "GET" && is({"ok"})) {
+    if (auto failed = core_.check_database())
+      return Action::of(json_reply(503, json{{"ok", false}, {"detail", "the database does not answer: " + *failed}}));
+    return ok(json{{"ok", true}});
+  }
   if (m == "GET" && is({"info"}))
     return ok(json{{"version", "0.1.0"},
                                {"langgraph_js_version", nullptr},
