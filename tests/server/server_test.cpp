@@ -155,6 +155,44 @@ class ServerTest : public ::testing::Test {
   std::unique_ptr<httplib::Client> client_;
 };
 
+TEST_F(ServerTest, AGraphFactoryBuildsEachRunsGraphFromItsConfigAndContext) {
+  // Graph "greeter" is built per run: its one node says the greeting the run's context names,
+  // and the assistant's config reaches the factory deep-merged under the run's.
+  std::atomic<int> built{0};
+  db_ += ".factory";
+  remove_db();
+  sp::server::Server s({.database = db_, .port = 0, .log = false});
+  s.add_graph("greeter", [&](const sp::CompileOptions& o, const json& config, const json& context) {
+    ++built;
+    std::string greeting = context.value("greeting", std::string("hello"));
+    std::string who = config.value("configurable", json::object()).value("who", std::string("nobody"));
+    sp::StateSchema schema;
+    schema.field("said");
+    sp::StateGraph g(schema);
+    g.add_node("say", [greeting, who](const sp::State&) { return json{{"said", greeting + " " + who}}; });
+    g.add_edge(sp::START, "say").add_edge("say", sp::END);
+    sp::CompileOptions opts = o;
+    opts.name = "greeter";
+    return g.compile(opts);
+  });
+  s.start();
+  httplib::Client c("127.0.0.1", s.port());
+  auto post_json = [&](const std::string& path, const json& body) {
+    auto r = c.Post(path, body.dump(), "application/json");
+    EXPECT_TRUE(r && r->status == 200) << path << ": " << (r ? r->body : "no response");
+    return r ? json::parse(r->body) : json(nullptr);
+  };
+  json a = post_json("/assistants", {{"graph_id", "greeter"}, {"config", {{"configurable", {{"who", "ada"}}}}}});
+  json out = post_json("/runs/wait", {{"assistant_id", a["assistant_id"]}, {"input", json::object()},
+                                      {"context", {{"greeting", "bonjour"}}}});
+  EXPECT_EQ(out["said"], "bonjour ada");
+  out = post_json("/runs/wait", {{"assistant_id", "greeter"}, {"input", json::object()}});
+  EXPECT_EQ(out["said"], "hello nobody");
+  EXPECT_GE(built.load(), 2);
+  s.stop();
+  remove_db();
+}
+
 TEST_F(ServerTest, SystemAssistantPerGraphWithLangGraphsId) {
   start();
   json a = get("/assistants/approval");
