@@ -20,44 +20,6 @@ bool is_postgres(const std::string& db) {
          db.find("dbname=") != std::string::npos || db.find("host=") != std::string::npos;
 }
 
-/// A page of `items` sorted by `sort_by` (a top-level field) in `sort_order`.
-json page(std::vector<const json*> items, const json& body, const char* default_sort, std::size_t* total) {
-  std::string sort_by = body.value("sort_by", std::string(default_sort));
-  std::string order = body.value("sort_order", std::string("desc"));
-  std::stable_sort(items.begin(), items.end(), [&](const json* a, const json* b) {
-    const json& x = a->contains(sort_by) ? (*a)[sort_by] : json(nullptr);
-    const json& y = b->contains(sort_by) ? (*b)[sort_by] : json(nullptr);
-    return order == "asc" ? x < y : y < x;
-  });
-  if (total) *total = items.size();
-  auto num = [&](const char* key, std::int64_t dflt) {
-    const json& v = body.contains(key) ? body[key] : json(nullptr);
-    if (v.is_null()) return dflt;
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
-      throw HttpError(422, std::string("'") + key + "' must be a non-negative integer");
-    return v.get<std::int64_t>();
-  };
-  auto limit = static_cast<std::size_t>(num("limit", 10));
-  auto offset = static_cast<std::size_t>(num("offset", 0));
-  json out = json::array();
-  json select = body.contains("select") ? body["select"] : json(nullptr);
-  for (std::size_t i = offset; i < items.size() && out.size() < limit; ++i) {
-    if (select.is_array() && !select.empty()) {
-      json picked = json::object();
-      for (const auto& f : select)
-        if (f.is_string() && items[i]->contains(f.get<std::string>())) picked[f.get<std::string>()] = (*items[i])[f.get<std::string>()];
-      out.push_back(std::move(picked));
-    } else {
-      out.push_back(*items[i]);
-    }
-  }
-  return out;
-}
-
-void require_object(const json& body, const char* what) {
-  if (!body.is_object()) throw HttpError(422, std::string(what) + ": the body must be a JSON object");
-}
-
 }  // namespace
 
 bool RunSlot::done() const {
@@ -93,11 +55,12 @@ void Core::open() {
     throw Error("server: the server records in '" + db + "' are version " + std::to_string(meta.value("version", 0)) +
                 ", newer than this build's (" + std::to_string(kRecordsVersion) + ")");
   if (!meta.is_object()) records_->put("meta", "schema", json{{"version", kRecordsVersion}});
+  crons_ = std::make_unique<Crons>(*this, *records_, options_.clock, io_, options_.cron_poll);
   CompileOptions opts{.checkpointer = saver_, .store = store_};
   for (GraphEntry& g : graphs_)
     if (g.build_once) g.fixed = g.factory(opts, json::object(), json::object());
 
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   for (json& a : records_->load("assistants")) {
     std::string id = a["assistant_id"];
     assistants_[id] = std::move(a);
@@ -159,6 +122,8 @@ void Core::open() {
   }
   if (!requeue.empty()) log_line("resuming " + std::to_string(requeue.size()) + " run(s) left by the last process");
   schedule_locked();
+  lock.unlock();
+  crons_->start();
 }
 
 std::optional<std::string> Core::check_database() {
@@ -287,6 +252,7 @@ void Core::delete_assistant(const std::string& id, bool delete_threads) {
       for (const auto& [tid, t] : threads_)
         if (t["metadata"].is_object() && t["metadata"].value("assistant_id", json()) == id) threads.push_back(tid);
   }
+  crons_->remove_for("assistant_id", id);
   for (const auto& tid : threads) delete_thread(tid);
 }
 
@@ -446,6 +412,7 @@ void Core::delete_thread(const std::string& id) {
     threads_.erase(id);
     thread_slots_.erase(id);
   }
+  crons_->remove_for("thread_id", id);
   saver_->delete_thread(id);
 }
 

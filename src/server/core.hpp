@@ -19,20 +19,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/crons.hpp"
 #include "server/event_log.hpp"
 #include "server/records.hpp"
 #include "server/store_api.hpp"
+#include "server/wire.hpp"
 #include "superstep/checkpoint/saver.hpp"
 #include "superstep/server/server.hpp"
 #include "superstep/task.hpp"
 
 namespace superstep::server {
-
-/// A request the server refuses: the status and the `detail` of its JSON body.
-struct HttpError : std::runtime_error {
-  HttpError(unsigned status, const std::string& detail) : std::runtime_error(detail), status(status) {}
-  unsigned status;
-};
 
 struct GraphEntry {
   std::string id;
@@ -79,6 +75,8 @@ class Core {
   const ServerOptions& options() const { return options_; }
   /// The store endpoints (after open()).
   StoreApi& store_api() { return *store_api_; }
+  /// The crons (after open()).
+  Crons& crons() { return *crons_; }
   void log_line(const std::string& line) const;
   /// Reads from the database (GET /ok): nullopt when it answers, else what failed.
   std::optional<std::string> check_database();
@@ -171,6 +169,7 @@ class Core {
   std::shared_ptr<BaseStore> store_;
   std::unique_ptr<StoreApi> store_api_;
   std::unique_ptr<Records> records_;
+  std::unique_ptr<Crons> crons_;  ///< after records_: it writes through them
 
   mutable std::mutex mutex_;
   std::map<std::string, json> assistants_;  ///< by assistant_id

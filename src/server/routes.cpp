@@ -156,7 +156,7 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
     return ok(json{{"version", "0.1.0"},
                                {"langgraph_js_version", nullptr},
                                {"context", "superstep"},
-                               {"flags", {{"assistants", true}, {"crons", false}, {"langsmith", false}, {"store", true}}}});
+                               {"flags", {{"assistants", true}, {"crons", true}, {"langsmith", false}, {"store", true}}}});
   // Assistants
   if (m == "POST" && is({"assistants", "search"})) {
     std::size_t total = 0;
@@ -213,6 +213,7 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
       if (req.query.count("before")) b["before"] = req.query.at("before");
       return ok(core_.thread_history(tid, b));
     }
+    if (m == "POST" && is({"threads", "*", "runs", "crons"})) return ok(core_.crons().create(tid, body));
     if (m == "POST" && (is({"threads", "*", "runs"}) || is({"threads", "*", "runs", "wait"}) ||
                         is({"threads", "*", "runs", "stream"})))
       return runs_post(body, tid, n == 3 ? "create" : p[3]);
@@ -278,6 +279,22 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
     }
     if (m == "POST" && is({"store", "items", "search"})) return ok(store.search(body));
     if (m == "POST" && is({"store", "namespaces"})) return ok(store.namespaces(body));
+  }
+  // Crons
+  if (n >= 2 && p[0] == "runs" && p[1] == "crons") {
+    Crons& crons = core_.crons();
+    if (m == "POST" && n == 2) return ok(crons.create(std::nullopt, body));
+    if (m == "POST" && is({"runs", "crons", "search"})) {
+      std::size_t total = 0;
+      json page = crons.search(body, &total);
+      return Action::of(json_reply(200, page, {{"X-Pagination-Total", std::to_string(total)}}));
+    }
+    if (m == "POST" && is({"runs", "crons", "count"})) return ok(crons.count(body));
+    if (m == "PATCH" && n == 3) return ok(crons.patch(p[2], body));
+    if (m == "DELETE" && n == 3) {
+      crons.remove(p[2]);
+      return Action::of(Reply{204, "", "", {}});
+    }
   }
   // Stateless runs
   if (m == "POST" && (is({"runs"}) || is({"runs", "wait"}) || is({"runs", "stream"})))

@@ -556,6 +556,7 @@ json Core::wait_body(const std::string& run_id) {
 }
 
 std::size_t Core::shutdown(std::chrono::milliseconds grace) {
+  if (crons_) crons_->stop();
   std::unique_lock lock(mutex_);
   shutting_down_ = true;
   for (auto& [id, r] : runs_)

@@ -4,6 +4,7 @@
 #include <boost/uuid/string_generator.hpp>
 #include <boost/uuid/uuid_io.hpp>
 #include <cxxabi.h>
+#include <algorithm>
 #include <typeinfo>
 
 #include "internal/ids.hpp"
@@ -134,5 +135,44 @@ std::string error_name(const std::exception& e) {
   auto colon = name.rfind("::");
   return colon == std::string::npos ? name : name.substr(colon + 2);
 }
+
+/// A page of `items` sorted by `sort_by` (a top-level field) in `sort_order`.
+json page(std::vector<const json*> items, const json& body, const char* default_sort, std::size_t* total) {
+  std::string sort_by = body.value("sort_by", std::string(default_sort));
+  std::string order = body.value("sort_order", std::string("desc"));
+  std::stable_sort(items.begin(), items.end(), [&](const json* a, const json* b) {
+    const json& x = a->contains(sort_by) ? (*a)[sort_by] : json(nullptr);
+    const json& y = b->contains(sort_by) ? (*b)[sort_by] : json(nullptr);
+    return order == "asc" ? x < y : y < x;
+  });
+  if (total) *total = items.size();
+  auto num = [&](const char* key, std::int64_t dflt) {
+    const json& v = body.contains(key) ? body[key] : json(nullptr);
+    if (v.is_null()) return dflt;
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+      throw HttpError(422, std::string("'") + key + "' must be a non-negative integer");
+    return v.get<std::int64_t>();
+  };
+  auto limit = static_cast<std::size_t>(num("limit", 10));
+  auto offset = static_cast<std::size_t>(num("offset", 0));
+  json out = json::array();
+  json select = body.contains("select") ? body["select"] : json(nullptr);
+  for (std::size_t i = offset; i < items.size() && out.size() < limit; ++i) {
+    if (select.is_array() && !select.empty()) {
+      json picked = json::object();
+      for (const auto& f : select)
+        if (f.is_string() && items[i]->contains(f.get<std::string>())) picked[f.get<std::string>()] = (*items[i])[f.get<std::string>()];
+      out.push_back(std::move(picked));
+    } else {
+      out.push_back(*items[i]);
+    }
+  }
+  return out;
+}
+
+void require_object(const json& body, const char* what) {
+  if (!body.is_object()) throw HttpError(422, std::string(what) + ": the body must be a JSON object");
+}
+
 
 }  // namespace superstep::server

@@ -2,12 +2,22 @@
 // engine values (ThreadState from a StateSnapshot).
 #pragma once
 
+#include <cstddef>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/state_snapshot.hpp"
 
 namespace superstep::server {
+
+/// A request the server refuses: the status and the `detail` of its JSON body.
+struct HttpError : std::runtime_error {
+  HttpError(unsigned status, const std::string& detail) : std::runtime_error(detail), status(status) {}
+  unsigned status;
+};
+
 
 std::string new_uuid();
 /// LangGraph's system assistant id of a graph: uuid5(graph_id) in namespace
@@ -29,5 +39,11 @@ json checkpoint_wire(const CheckpointConfig& c);
 json graph_wire(const DrawableGraph& g);
 /// The name of an exception's class without namespaces (LangGraph's `error` field).
 std::string error_name(const std::exception& e);
+/// A page of `items` (search endpoints): sorted by the body's `sort_by` (a top-level field;
+/// `default_sort` when absent) in `sort_order` (desc by default), `offset`/`limit` (10), and
+/// only the `select`ed fields; `total` gets how many matched.
+json page(std::vector<const json*> items, const json& body, const char* default_sort, std::size_t* total);
+/// Throws 422 naming `what` when the body is not an object.
+void require_object(const json& body, const char* what);
 
 }  // namespace superstep::server
