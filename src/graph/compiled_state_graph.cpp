@@ -146,6 +146,19 @@ RunConfig CompiledStateGraph::update_state(const RunConfig& config, const json& 
   return out;
 }
 
+RunConfig CompiledStateGraph::bulk_update_state(const RunConfig& config,
+                                                const std::vector<std::vector<StateUpdate>>& supersteps) const {
+  if (supersteps.empty()) throw InvalidUpdateError("graph '" + data_->name + "': bulk_update_state needs a superstep");
+  RunConfig at = config;
+  for (const auto& updates : supersteps) {
+    Target target = resolve(data_, at, "bulk_update_state");
+    auto tuple = load(target, at);
+    internal::PregelLoop run(target.graph, at, tuple ? &*tuple : nullptr, internal::PregelLoop::Inspect{}, target.parent());
+    at.checkpoint_id = run.update(updates).checkpoint_id;
+  }
+  return at;
+}
+
 void CompiledStateGraph::invoke_typed(internal::WriteList input, const RunConfig& config,
                                       const std::function<void(void*)>& take) const {
   if (!data_->typed) throw Error("graph '" + data_->name + "' has JSON state, not typed state");

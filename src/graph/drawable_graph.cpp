@@ -69,8 +69,10 @@ std::string DrawableGraph::draw_dot() const {
 DrawableGraph internal::draw(const internal::GraphSpec& b, const internal::Program& program) {
   const internal::Program* g = &program;
   DrawableGraph d;
-  d.nodes.push_back({START, json::object()});
-  for (std::size_t i = 1; i < g->nodes.size(); ++i) d.nodes.push_back({g->nodes[i].name, g->nodes[i].options.metadata});
+  d.nodes.push_back({START, json::object(), {}});
+  for (std::size_t i = 1; i < g->nodes.size(); ++i)
+    d.nodes.push_back({g->nodes[i].name, g->nodes[i].options.metadata,
+                       g->nodes[i].subgraph ? g->nodes[i].subgraph->name : std::string()});
   bool end_used = false;
   auto edge = [&](const std::string& s, const std::string& t, bool cond, std::string label = {}) {
     if (t == END) end_used = true;
@@ -92,7 +94,7 @@ DrawableGraph internal::draw(const internal::GraphSpec& b, const internal::Progr
   }
   for (const auto& n : b.nodes)
     for (const auto& e : n.options.ends) edge(n.name, e, true);
-  if (end_used) d.nodes.push_back({END, json::object()});
+  if (end_used) d.nodes.push_back({END, json::object(), {}});
   return d;
 }
 

@@ -125,6 +125,18 @@ std::string Persistence::last_node_seen() const {
 }
 
 CheckpointConfig Persistence::update(const json& values, const std::string& as_node) {
+  return update(std::vector<StateUpdate>{{values, as_node}});
+}
+
+CheckpointConfig Persistence::update(const std::vector<StateUpdate>& updates) {
+  if (updates.empty())
+    throw InvalidUpdateError("graph '" + s_.g->name + "': a superstep of state updates needs at least one update");
+  for (const auto& u : updates)
+    if (updates.size() > 1 && (u.as_node == "__copy__" || u.as_node == END || u.as_node == "__input__"))
+      throw InvalidUpdateError("graph '" + s_.g->name + "': an update as '" + u.as_node +
+                               "' must be alone in its superstep");
+  const json& values = updates.front().values;
+  const std::string& as_node = updates.front().as_node;
   const int64_t step = loaded_step_;
   if (s_.config.checkpoint_id && has_checkpoint_) continue_versions_after_latest();
   if (as_node == "__copy__") {
@@ -167,32 +179,35 @@ CheckpointConfig Persistence::update(const json& values, const std::string& as_n
     save_checkpoint("input");
     return current_;
   }
-  std::string node_name = as_node.empty() ? last_node_seen() : as_node;
-  int n = s_.g->find_node(node_name);  // __start__ too: the values as input, START's edges taken
-  if (n < 0)
-    throw InvalidUpdateError("graph '" + s_.g->name + "': update_state as_node '" + node_name +
-                             "' is not a node (nodes: " + s_.g->node_list() + ")");
   s_.recycle_tasks();
-  TaskPtr t(new ExecutableTask());
-  t->run = &loop_;
-  t->node = &s_.g->nodes[n];
-  t->step = s_.step;
-  t->synthetic = true;
-  t->runtime.emplace(*t);
-  if (s_.g->typed) {
-    if (!values.is_null()) {
-      if (!values.is_object())
-        throw InvalidUpdateError("graph '" + s_.g->name + "': update_state values must be an object of state keys");
-      for (auto it = values.begin(); it != values.end(); ++it) s_.g->key_of(it.key(), [] { return std::string("update_state has"); });
-      t->writes = s_.g->typed->writes_from_json(values);
+  for (const auto& u : updates) {  // the updates of one superstep apply together, as parallel nodes'
+    const json& values = u.values;
+    std::string node_name = u.as_node.empty() ? last_node_seen() : u.as_node;
+    int n = s_.g->find_node(node_name);  // __start__ too: the values as input, START's edges taken
+    if (n < 0)
+      throw InvalidUpdateError("graph '" + s_.g->name + "': update_state as_node '" + node_name +
+                               "' is not a node (nodes: " + s_.g->node_list() + ")");
+    TaskPtr t(new ExecutableTask());
+    t->run = &loop_;
+    t->node = &s_.g->nodes[n];
+    t->step = s_.step;
+    t->synthetic = true;
+    t->runtime.emplace(*t);
+    if (s_.g->typed) {
+      if (!values.is_null()) {
+        if (!values.is_object())
+          throw InvalidUpdateError("graph '" + s_.g->name + "': update_state values must be an object of state keys");
+        for (auto it = values.begin(); it != values.end(); ++it) s_.g->key_of(it.key(), [] { return std::string("update_state has"); });
+        t->writes = s_.g->typed->writes_from_json(values);
+      }
+      const NodeData& nd = *t->node;
+      t->control.insert(t->control.end(), nd.edge_writes.begin(), nd.edge_writes.end());
+      t->control.insert(t->control.end(), nd.join_writes.begin(), nd.join_writes.end());
+    } else {
+      collect_writes(*s_.g, *t, NodeResult(values), s_.result_options());
     }
-    const NodeData& nd = *t->node;
-    t->control.insert(t->control.end(), nd.edge_writes.begin(), nd.edge_writes.end());
-    t->control.insert(t->control.end(), nd.join_writes.begin(), nd.join_writes.end());
-  } else {
-    collect_writes(*s_.g, *t, NodeResult(values), s_.result_options());
+    s_.tasks.push_back(std::move(t));
   }
-  s_.tasks.push_back(std::move(t));
   apply_writes(*s_.g, s_.cs, s_.tasks, s_.step);
   s_.recycle_tasks();
   s_.step = step + 1;

@@ -166,6 +166,8 @@ CheckpointConfig PregelLoop::update(const json& values, const std::string& as_no
   return cp_->update(values, as_node);
 }
 
+CheckpointConfig PregelLoop::update(const std::vector<StateUpdate>& updates) { return cp_->update(updates); }
+
 std::vector<StateSnapshot> PregelLoop::history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
                                                std::vector<CheckpointTuple> tuples, const ParentLink* link) {
   return Persistence::history(graph, config, std::move(tuples), link);

@@ -20,6 +20,7 @@
 
 #include "pregel/run_state.hpp"
 #include "pregel/runner.hpp"
+#include "superstep/state_update.hpp"
 #include "superstep/checkpoint/checkpoint.hpp"
 #include "superstep/config.hpp"
 #include "superstep/interrupt.hpp"
@@ -76,6 +77,7 @@ class PregelLoop final : private RunnerHost {
   // --- get_state / update_state / get_state_history (persistence.hpp has them whole) ---
   StateSnapshot snapshot(bool apply_pending, bool subgraphs = false, bool take = false);
   CheckpointConfig update(const json& values, const std::string& as_node);
+  CheckpointConfig update(const std::vector<StateUpdate>& updates);
   static std::vector<StateSnapshot> history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
                                             std::vector<CheckpointTuple> tuples, const ParentLink* link);
 

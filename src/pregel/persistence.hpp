@@ -21,6 +21,7 @@
 
 #include "pregel/run_state.hpp"
 #include "pregel/save_queue.hpp"
+#include "superstep/state_update.hpp"
 #include "superstep/checkpoint/saver.hpp"
 #include "superstep/interrupt.hpp"
 #include "superstep/state_snapshot.hpp"
@@ -84,6 +85,8 @@ class Persistence {
   StateSnapshot snapshot(bool apply_pending, bool subgraphs = false, bool take = false);
   /// update_state: applies `values` as `as_node` and stores a checkpoint. Returns its config.
   CheckpointConfig update(const json& values, const std::string& as_node);
+  /// One superstep of updates, applied together (as parallel nodes' writes): one checkpoint.
+  CheckpointConfig update(const std::vector<StateUpdate>& updates);
 
   // --- checkpointing.cpp: the loop's calls, in the order of a step ---
   /// After planning: the saved writes of tasks that finished before, a resume given with no

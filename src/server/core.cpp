@@ -317,14 +317,34 @@ json Core::get_assistant(const std::string& id) {
   return resolve_assistant(id);
 }
 
-json Core::assistant_graph(const std::string& id, bool xray) {
+json Core::assistant_graph(const std::string& id, int xray) {
   std::string graph_id;
   {
     std::lock_guard lock(mutex_);
     graph_id = resolve_assistant(id)["graph_id"];
   }
-  (void)xray;  // one level: subgraphs are drawn as their node
-  return graph_wire(graph_for(graph_id, json::object(), json::object()).get_graph());
+  return graph_wire(graph_for(graph_id, json::object(), json::object()).get_graph(xray));
+}
+
+json Core::assistant_schemas(const std::string& id) {
+  std::string graph_id;
+  {
+    std::lock_guard lock(mutex_);
+    graph_id = resolve_assistant(id)["graph_id"];
+  }
+  return graph_schema_wire(graph_id, graph_for(graph_id, json::object(), json::object()));
+}
+
+json Core::assistant_subgraphs(const std::string& id, const std::string& ns, bool recurse) {
+  std::string graph_id;
+  {
+    std::lock_guard lock(mutex_);
+    graph_id = resolve_assistant(id)["graph_id"];
+  }
+  json out = json::object();
+  for (const auto& [name, sub] : graph_for(graph_id, json::object(), json::object()).get_subgraphs(ns, recurse))
+    out[name] = graph_schema_wire(sub.name(), sub);
+  return out;
 }
 
 // --- threads ---------------------------------------------------------------------------------
@@ -432,6 +452,29 @@ json Core::copy_thread(const std::string& id) {
             {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
   json& stored = threads_[to] = std::move(t);
   return refresh_thread_locked(stored, std::nullopt);  // the copied state's values, interrupts, status
+}
+
+json Core::prune_threads(const json& body) {
+  require_object(body, "threads prune");
+  if (!body.contains("thread_ids") || !body["thread_ids"].is_array())
+    throw HttpError(422, "threads prune: 'thread_ids' (an array of thread ids) is required");
+  std::string strategy = body.value("strategy", std::string("delete"));
+  if (strategy != "delete" && strategy != "keep_latest")
+    throw HttpError(422, "threads prune: 'strategy' must be \"delete\" or \"keep_latest\"");
+  std::vector<std::string> ids;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& id : body["thread_ids"]) {
+      if (!id.is_string()) throw HttpError(422, "threads prune: 'thread_ids' must hold thread ids");
+      if (threads_.count(id.get<std::string>())) ids.push_back(id);
+    }
+  }
+  if (strategy == "delete") {
+    for (const auto& id : ids) delete_thread(id);
+  } else {
+    saver_->prune(ids, true);
+  }
+  return json{{"pruned_count", ids.size()}};
 }
 
 // --- thread state ----------------------------------------------------------------------------

@@ -84,7 +84,11 @@ class Core {
   // Assistants
   json search_assistants(const json& body, std::size_t* total = nullptr);
   json get_assistant(const std::string& id);
-  json assistant_graph(const std::string& id, bool xray);
+  /// The drawing with `xray` levels of subgraphs inlined (-1: all).
+  json assistant_graph(const std::string& id, int xray);
+  json assistant_schemas(const std::string& id);
+  /// {namespace: GraphSchema} of the graph's subgraphs (`ns`: only that one; `recurse`: nested).
+  json assistant_subgraphs(const std::string& id, const std::string& ns, bool recurse);
   json count_assistants(const json& body);
   json create_assistant(const json& body);
   /// A new version: the fields given replace the assistant's (metadata is merged).
@@ -102,6 +106,9 @@ class Core {
   void delete_thread(const std::string& id);
   /// A new thread with the metadata (plus its own `thread_id`) and every checkpoint of `id`.
   json copy_thread(const std::string& id);
+  /// `POST /threads/prune`: "delete" deletes the threads, "keep_latest" keeps only their latest
+  /// checkpoint; returns `{pruned_count}`.
+  json prune_threads(const json& body);
   json thread_state(const std::string& id, const std::optional<std::string>& checkpoint_id,
                     const std::string& checkpoint_ns, bool subgraphs);
   json thread_history(const std::string& id, const json& body);
@@ -116,11 +123,15 @@ class Core {
   /// Validates and queues a run (thread-scoped when `thread_id` is set, else stateless).
   Created create_run(const std::optional<std::string>& thread_id, const json& body);
   json get_run(const std::optional<std::string>& thread_id, const std::string& run_id);
-  json list_runs(const std::string& thread_id, std::size_t limit, std::size_t offset, const std::string& status);
+  /// `query`: {limit, offset, status?, select?}; newest first.
+  json list_runs(const std::string& thread_id, const json& query);
   void delete_run(const std::string& thread_id, const std::string& run_id);
   /// Cancels (interrupt or rollback); returns the run's log to wait on.
   std::shared_ptr<EventLog> cancel_run(const std::optional<std::string>& thread_id, const std::string& run_id,
                                        const std::string& action);
+  /// Bulk cancel (`POST /runs/cancel`): `{thread_id, run_ids}` or `{status: pending|running|all,
+  /// thread_id?}`; returns how many runs it cancelled.
+  std::size_t cancel_runs(const json& body, const std::string& action);
   /// The log of a run to join (404 when unknown).
   std::shared_ptr<EventLog> run_log(const std::optional<std::string>& thread_id, const std::string& run_id);
   /// The body of runs.wait / runs.join once the run ended.

@@ -40,7 +40,7 @@ std::vector<std::string> split_path(const std::string& path) {
   return parts;
 }
 
-bool truthy(const std::string& v) { return v == "1" || v == "true" || v == "True"; }
+bool truthy(const std::string& v) { return v == "1" || v == "true" || v == "True" || v == "yes"; }
 
 std::size_t query_size(const Request& req, const char* key, std::size_t dflt) {
   auto it = req.query.find(key);
@@ -64,6 +64,23 @@ json join_modes(const Request& req) {
   for (auto& v : m)
     if (v == "messages-tuple") v = "messages";
   return m.is_array() ? m : json(nullptr);
+}
+
+/// A list in a query parameter: JSON text (`["run_id","status"]`, what the SDK sends) or names
+/// separated by commas.
+json query_list(const std::string& text) {
+  json v = json::parse(text, nullptr, false);
+  if (v.is_array()) return v;
+  json out = json::array();
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    auto comma = text.find(',', from);
+    std::string item = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  return out;
 }
 
 bool mode_wanted(const json& modes, const std::string& event) {
@@ -177,14 +194,31 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
   if (m == "POST" && is({"assistants", "*", "versions"})) return ok(core_.assistant_versions(p[1], body));
   if (m == "POST" && is({"assistants", "*", "latest"})) return ok(core_.set_latest_assistant(p[1], body));
   if (m == "GET" && is({"assistants", "*"})) return ok(core_.get_assistant(p[1]));
-  if (m == "GET" && is({"assistants", "*", "graph"}))
-    return ok(core_.assistant_graph(p[1], req.query.count("xray") && req.query.at("xray") != "false"));
+  if (m == "GET" && is({"assistants", "*", "graph"})) {
+    // LangGraph's xray: true (all levels) or a depth; the reference JS server reads only
+    // true/1/yes, superstep also takes a depth of 2 and more (as the Python server does).
+    int xray = 0;
+    if (auto it = req.query.find("xray"); it != req.query.end()) {
+      std::string v = it->second;
+      for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (v == "true" || v == "yes" || v == "1") xray = -1;
+      else if (!v.empty() && v.size() < 4 && v.find_first_not_of("0123456789") == std::string::npos) xray = std::stoi(v);
+      else if (v != "false" && v != "no" && !v.empty())
+        throw HttpError(422, "query parameter 'xray' must be true, false or a depth (a number)");
+    }
+    return ok(core_.assistant_graph(p[1], xray));
+  }
+  if (m == "GET" && is({"assistants", "*", "schemas"})) return ok(core_.assistant_schemas(p[1]));
+  if (m == "GET" && (is({"assistants", "*", "subgraphs"}) || is({"assistants", "*", "subgraphs", "*"})))
+    return ok(core_.assistant_subgraphs(p[1], n == 4 ? p[3] : "",
+                                        req.query.count("recurse") && truthy(req.query.at("recurse"))));
 
   // Threads
   if (m == "POST" && is({"threads"})) return ok(core_.create_thread(body));
   if (m == "POST" && is({"threads", "search"})) return ok(core_.search_threads(body));
   if (m == "POST" && is({"threads", "count"})) return ok(core_.count_threads(body));
-  if (n >= 2 && p[0] == "threads" && p[1] != "search" && p[1] != "count") {
+  if (m == "POST" && is({"threads", "prune"})) return ok(core_.prune_threads(body));
+  if (n >= 2 && p[0] == "threads" && p[1] != "search" && p[1] != "count" && p[1] != "prune") {
     const std::string& tid = p[1];
     if (m == "GET" && n == 2) return ok(core_.get_thread(tid));
     if (m == "PATCH" && n == 2) return ok(core_.patch_thread(tid, body));
@@ -218,8 +252,10 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
                         is({"threads", "*", "runs", "stream"})))
       return runs_post(body, tid, n == 3 ? "create" : p[3]);
     if (m == "GET" && is({"threads", "*", "runs"})) {
-      std::string status = req.query.count("status") ? req.query.at("status") : "";
-      return ok(core_.list_runs(tid, query_size(req, "limit", 10), query_size(req, "offset", 0), status));
+      json q = {{"limit", query_size(req, "limit", 10)}, {"offset", query_size(req, "offset", 0)}};
+      if (req.query.count("status")) q["status"] = req.query.at("status");
+      if (req.query.count("select")) q["select"] = query_list(req.query.at("select"));
+      return ok(core_.list_runs(tid, q));
     }
     if (n >= 4 && p[2] == "runs") {
       const std::string& rid = p[3];
@@ -295,6 +331,23 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
       crons.remove(p[2]);
       return Action::of(Reply{204, "", "", {}});
     }
+  }
+  if (m == "POST" && is({"runs", "cancel"})) {
+    core_.cancel_runs(body, req.query.count("action") ? req.query.at("action") : "interrupt");
+    return Action::of(Reply{204, "", "", {}});
+  }
+  if (m == "POST" && is({"runs", "batch"})) {
+    if (!body.is_array()) throw HttpError(422, "runs batch: the body must be an array of run payloads");
+    json runs = json::array();
+    for (std::size_t i = 0; i < body.size(); ++i) {
+      try {
+        runs.push_back(core_.create_run(std::nullopt, body[i]).run);
+      } catch (const HttpError& e) {
+        throw HttpError(e.status, "runs batch: item " + std::to_string(i) + ": " + e.what() +
+                                      (i ? " (the " + std::to_string(i) + " before it were created)" : ""));
+      }
+    }
+    return ok(runs);
   }
   // Stateless runs
   if (m == "POST" && (is({"runs"}) || is({"runs", "wait"}) || is({"runs", "stream"})))

@@ -481,6 +481,44 @@ std::shared_ptr<EventLog> Core::cancel_run(const std::optional<std::string>& thr
   return run->log;
 }
 
+std::size_t Core::cancel_runs(const json& body, const std::string& action) {
+  require_object(body, "runs cancel");
+  if (action != "interrupt" && action != "rollback")
+    throw HttpError(422, "action '" + action + "' is not one of interrupt, rollback");
+  bool by_ids = body.contains("run_ids") && !body["run_ids"].is_null();
+  bool by_status = body.contains("status") && !body["status"].is_null();
+  if (by_ids == by_status)
+    throw HttpError(422, "runs cancel: give either 'thread_id' and 'run_ids', or 'status' (pending, running or all)");
+  std::vector<std::shared_ptr<RunSlot>> chosen;
+  std::lock_guard lock(mutex_);
+  if (by_ids) {
+    if (!body.contains("thread_id") || !body["thread_id"].is_string())
+      throw HttpError(422, "runs cancel: 'run_ids' needs the 'thread_id' they belong to");
+    if (!body["run_ids"].is_array()) throw HttpError(422, "runs cancel: 'run_ids' must be an array of run ids");
+    std::string tid = body["thread_id"];
+    for (const auto& id : body["run_ids"]) {
+      if (!id.is_string()) throw HttpError(422, "runs cancel: 'run_ids' must be an array of run ids");
+      chosen.push_back(find_run_locked(tid, id.get<std::string>()));  // 404 names an unknown one
+    }
+  } else {
+    const json& st = body["status"];
+    if (!st.is_string() || (st != "pending" && st != "running" && st != "all"))
+      throw HttpError(422, "runs cancel: 'status' must be pending, running or all");
+    for (auto& [id, r] : runs_) {
+      if (r->done()) continue;
+      if (body.contains("thread_id") && body["thread_id"].is_string() && r->doc["thread_id"] != body["thread_id"]) continue;
+      if (st == "all" || r->doc["status"] == st) chosen.push_back(r);
+    }
+  }
+  std::size_t n = 0;
+  for (auto& r : chosen)
+    if (!r->done()) {
+      cancel_locked(r, action);
+      ++n;
+    }
+  return n;
+}
+
 std::shared_ptr<EventLog> Core::run_log(const std::optional<std::string>& thread_id, const std::string& run_id) {
   std::lock_guard lock(mutex_);
   return find_run_locked(thread_id, run_id)->log;
@@ -491,7 +529,8 @@ json Core::get_run(const std::optional<std::string>& thread_id, const std::strin
   return find_run_locked(thread_id, run_id)->doc;
 }
 
-json Core::list_runs(const std::string& thread_id, std::size_t limit, std::size_t offset, const std::string& status) {
+json Core::list_runs(const std::string& thread_id, const json& query) {
+  std::string status = query.value("status", std::string());
   std::lock_guard lock(mutex_);
   thread_doc(thread_id);
   std::map<std::string, json> by_id;  // stored records, then the live state of those in memory
@@ -504,10 +543,7 @@ json Core::list_runs(const std::string& thread_id, std::size_t limit, std::size_
   std::vector<const json*> docs;
   for (const auto& [id, d] : by_id)
     if (status.empty() || d["status"] == status) docs.push_back(&d);
-  std::sort(docs.begin(), docs.end(), [](const json* a, const json* b) { return (*a)["created_at"] > (*b)["created_at"]; });
-  json out = json::array();
-  for (std::size_t i = offset; i < docs.size() && out.size() < limit; ++i) out.push_back(*docs[i]);
-  return out;
+  return page(std::move(docs), query, "created_at", nullptr);
 }
 
 void Core::retire_later(const std::shared_ptr<RunSlot>& run) {

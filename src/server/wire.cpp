@@ -106,21 +106,36 @@ json empty_state_wire() {
 }
 
 json graph_wire(const DrawableGraph& g) {
+  // The reference server's shapes: START/END are "schema" nodes, every other node a
+  // "runnable" with its metadata; a subgraph drawn as one node names its compiled graph.
   json nodes = json::array(), edges = json::array();
   for (const auto& n : g.nodes) {
-    bool schema = n.id == "__start__" || n.id == "__end__";
-    json node = {{"id", n.id}, {"type", schema ? "schema" : "runnable"}};
-    node["data"] = schema ? json(n.id) : json{{"id", {"langgraph", "RunnableCallable"}}, {"name", n.id}};
-    if (!n.metadata.empty()) node["metadata"] = n.metadata;
-    nodes.push_back(std::move(node));
+    if (n.id == "__start__" || n.id == "__end__") {
+      nodes.push_back({{"id", n.id}, {"type", "schema"}, {"data", {{"$schema", "https://json-schema.org/draft/2020-12/schema"}}}});
+      continue;
+    }
+    json data = n.subgraph.empty() ? json{{"id", {"langgraph", "RunnableCallable"}}, {"name", n.id.substr(n.id.rfind(':') + 1)}}
+                                   : json{{"id", {"langgraph", "pregel", "CompiledStateGraph"}}, {"name", n.subgraph}};
+    nodes.push_back({{"id", n.id}, {"type", "runnable"}, {"data", std::move(data)},
+                     {"metadata", n.metadata.is_object() ? n.metadata : json::object()}});
   }
   for (const auto& e : g.edges) {
     json edge = {{"source", e.source}, {"target", e.target}};
-    if (e.conditional) edge["conditional"] = true;
     if (!e.label.empty()) edge["data"] = e.label;
+    edge["conditional"] = e.conditional;
     edges.push_back(std::move(edge));
   }
   return json{{"nodes", std::move(nodes)}, {"edges", std::move(edges)}};
+}
+
+json graph_schema_wire(const std::string& graph_id, const CompiledStateGraph& g) {
+  json object = {{"$schema", "http://json-schema.org/draft-07/schema#"}, {"type", "object"}};
+  return json{{"graph_id", graph_id},
+              {"input_schema", g.get_input_jsonschema()},
+              {"output_schema", g.get_output_jsonschema()},
+              {"state_schema", g.get_state_jsonschema()},
+              {"config_schema", object},
+              {"context_schema", object}};
 }
 
 std::string error_name(const std::exception& e) {

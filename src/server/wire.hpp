@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "superstep/graph/compiled_state_graph.hpp"
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/state_snapshot.hpp"
 
@@ -37,6 +38,9 @@ json empty_state_wire();
 json checkpoint_wire(const CheckpointConfig& c);
 /// LangGraph's JSON drawing of a graph (`GET /assistants/{id}/graph`).
 json graph_wire(const DrawableGraph& g);
+/// `GET /assistants/{id}/schemas`: {graph_id, input_schema, output_schema, state_schema,
+/// config_schema, context_schema} (config and context: any object).
+json graph_schema_wire(const std::string& graph_id, const CompiledStateGraph& g);
 /// The name of an exception's class without namespaces (LangGraph's `error` field).
 std::string error_name(const std::exception& e);
 /// A page of `items` (search endpoints): sorted by the body's `sort_by` (a top-level field;

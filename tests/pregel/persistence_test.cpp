@@ -589,6 +589,39 @@ TEST_P(Persistence, UpdateStateOnANewThreadIsItsInputAndStartIsANode) {
   expect_history_reads_like_each_checkpoint(app, cfg("input"));
 }
 
+TEST_P(Persistence, BulkUpdateStateMakesOneCheckpointPerSuperstepWithItsUpdatesAppliedTogether) {
+  // START -> fetch_a, fetch_b -> merge: the second superstep writes as both fetchers at once, as
+  // if they had run in parallel, so merge is next (its join needs both).
+  sp::StateGraph g(trace_schema());
+  g.add_node("fetch_a", tracer("fetch_a")).add_node("fetch_b", tracer("fetch_b")).add_node("merge", tracer("merge"));
+  g.add_edge(sp::START, "fetch_a").add_edge(sp::START, "fetch_b");
+  g.add_edge(std::vector<std::string>{"fetch_a", "fetch_b"}, "merge");
+  auto app = g.compile({.checkpointer = saver});
+  sp::RunConfig out = app.bulk_update_state(cfg("bulk"), {{{json{{"trace", {"in"}}}, sp::START}},
+                                                         {{json{{"trace", {"a"}}}, "fetch_a"}, {json{{"trace", {"b"}}}, "fetch_b"}}});
+  auto st = app.get_state(cfg("bulk"));
+  EXPECT_EQ(out.checkpoint_id, st.config.checkpoint_id);
+  EXPECT_EQ(st.values["trace"], json({"in", "a", "b"}));
+  EXPECT_EQ(st.next, std::vector<std::string>{"merge"});
+  EXPECT_EQ(sources(app.get_state_history(cfg("bulk"))), (std::vector<std::string>{"update:1", "update:0"}));
+  EXPECT_EQ(app.invoke(nullptr, cfg("bulk"))["trace"], json({"in", "a", "b", "merge"}));
+
+  // Special updates stand alone; an unknown node or an empty superstep is named.
+  auto refused = [&](std::vector<std::vector<sp::StateUpdate>> steps, const std::string& expect) {
+    try {
+      app.bulk_update_state(cfg("bulk"), steps);
+      ADD_FAILURE() << "accepted; expected: " << expect;
+    } catch (const sp::InvalidUpdateError& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+    }
+  };
+  refused({{{nullptr, "__copy__"}, {json{{"trace", {"x"}}}, "fetch_a"}}}, "'__copy__' must be alone in its superstep");
+  refused({{{json{{"trace", {"x"}}}, "nope"}}}, "as_node 'nope' is not a node");
+  refused({{}}, "needs at least one update");
+  refused({}, "needs a superstep");
+  EXPECT_EQ(app.get_state(cfg("bulk")).values["trace"], json({"in", "a", "b", "merge"}));  // nothing applied
+}
+
 TEST_P(Persistence, ReplayFromPastCheckpointForksAndRerunsLaterSteps) {
   std::atomic<int> c_runs{0};
   sp::StateGraph g(trace_schema());

@@ -14,6 +14,7 @@
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/json.hpp"
 #include "superstep/state_snapshot.hpp"
+#include "superstep/state_update.hpp"
 #include "superstep/stream.hpp"
 #include "superstep/task.hpp"
 #include "superstep/types.hpp"
@@ -85,9 +86,29 @@ class CompiledStateGraph {
   /// checkpoint forks from it. Returns: the new checkpoint's config.
   /// Throws: InvalidUpdateError (unknown node, ambiguous last node, unknown key).
   RunConfig update_state(const RunConfig& config, const json& values, const std::string& as_node = "") const;
+  /// Several supersteps of updates (LangGraph's bulk_update_state): the updates of one
+  /// superstep apply together, as if those nodes had run in parallel, and make one checkpoint
+  /// (source "update"); each superstep continues from the previous one's. An update as END,
+  /// "__copy__" or "__input__" must be alone in its superstep. Returns the last checkpoint's
+  /// config. Throws: InvalidUpdateError (as update_state; an empty superstep).
+  RunConfig bulk_update_state(const RunConfig& config, const std::vector<std::vector<StateUpdate>>& supersteps) const;
 
   /// The graph's structure, for drawing.
   DrawableGraph get_graph() const;
+  /// With `xray` levels of subgraphs drawn inside it (-1: all): a subgraph node becomes its
+  /// nodes, named `<node>:<inner>`; edges into it reach its first nodes, edges out leave from
+  /// its last ones (as LangGraph's get_graph(xray=...)).
+  DrawableGraph get_graph(int xray) const;
+  /// The compiled graphs added as nodes, by node name (as LangGraph's get_subgraphs): only the
+  /// one named `namespace_` when given; with `recurse`, theirs too, named `outer|inner`.
+  std::vector<std::pair<std::string, CompiledStateGraph>> get_subgraphs(const std::string& namespace_ = "",
+                                                                       bool recurse = false) const;
+  /// JSON Schema (draft-07) of the state: an object with a property per state key; typed state
+  /// (TypedStateGraph) gives each its type's schema, JSON state leaves them untyped. The input
+  /// and the output are the state's keys (superstep has no separate input/output schemas).
+  json get_state_jsonschema() const;
+  json get_input_jsonschema() const { return get_state_jsonschema(); }
+  json get_output_jsonschema() const { return get_state_jsonschema(); }
   /// Non-fatal findings of compile() (e.g. nodes unreachable through static edges).
   const std::vector<std::string>& warnings() const noexcept;
   const std::string& name() const noexcept;

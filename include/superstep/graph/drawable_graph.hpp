@@ -13,6 +13,7 @@ struct DrawableGraph {
   struct Node {
     std::string id;
     json metadata = json::object();
+    std::string subgraph;  ///< the compiled graph's name when the node is one (else empty)
   };
   struct Edge {
     std::string source;

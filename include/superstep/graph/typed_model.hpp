@@ -32,6 +32,8 @@ class TypedModel {
   /// A struct from its to_json() form (fields absent from `state` keep their defaults), as a
   /// stored Send's argument. Throws: InvalidUpdateError naming a field that does not convert.
   virtual std::shared_ptr<const void> from_json(const json& state) const = 0;
+  /// JSON Schema of each field (name -> schema), from its C++ type (json_schema.hpp).
+  virtual json field_schemas() const { return json::object(); }
 };
 
 }  // namespace superstep::internal

@@ -23,6 +23,7 @@
 #include "superstep/channels/typed_field.hpp"
 #include "superstep/graph/state_graph.hpp"
 #include "superstep/graph/typed_model.hpp"
+#include "superstep/json_schema.hpp"
 #include "superstep/typed.hpp"
 
 namespace superstep {
@@ -75,6 +76,11 @@ class TypedModelOf final : public TypedModel {
     set_fields(*s, state, Idx{});
     return s;
   }
+  json field_schemas() const override {
+    json out = json::object();
+    schema_fields(out, Idx{});
+    return out;
+  }
 
  private:
   template <std::size_t... I>
@@ -102,6 +108,10 @@ class TypedModelOf final : public TypedModel {
           else out[std::string(f.name)] = std::string("<") + typeid(T).name() + ">";
         }(),
         ...);
+  }
+  template <std::size_t... I>
+  void schema_fields(json& out, std::index_sequence<I...>) const {
+    ((out[std::string(std::get<I>(fields_).name)] = json_schema_of<typename FieldAt<S, I>::Type>()), ...);
   }
   template <std::size_t... I>
   void set_fields(S& s, const json& in, std::index_sequence<I...>) const {
