@@ -77,6 +77,10 @@ void Core::open() {
     records_->put("assistant_versions", id + ":1", version_of(a));
     assistants_[id] = std::move(a);
   }
+  for (json& t : records_->load("thread_ttl")) {
+    std::string id = t["thread_id"];
+    ttls_[id] = std::move(t);
+  }
   for (json& t : records_->load("threads")) {
     std::string id = t["thread_id"].get<std::string>();
     threads_[id] = std::move(t);
@@ -349,23 +353,6 @@ json Core::assistant_subgraphs(const std::string& id, const std::string& ns, boo
 
 // --- threads ---------------------------------------------------------------------------------
 
-json Core::create_thread(const json& body) {
-  require_object(body, "threads create");
-  std::string id = body.contains("thread_id") && body["thread_id"].is_string() ? body["thread_id"].get<std::string>() : new_uuid();
-  if (!is_uuid(id)) throw HttpError(422, "thread_id '" + id + "' is not a UUID");
-  json metadata = body.contains("metadata") && body["metadata"].is_object() ? body["metadata"] : json::object();
-  std::lock_guard lock(mutex_);
-  auto it = threads_.find(id);
-  if (it != threads_.end()) {
-    if (body.value("if_exists", std::string("raise")) == "do_nothing") return it->second;
-    throw HttpError(409, "Thread with ID " + id + " already exists");
-  }
-  std::string now = now_iso();
-  json t = {{"thread_id", id}, {"created_at", now}, {"updated_at", now}, {"metadata", metadata},
-            {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
-  save_thread(t);
-  return threads_[id] = std::move(t);
-}
 
 json Core::get_thread(const std::string& id) {
   std::lock_guard lock(mutex_);
@@ -397,18 +384,6 @@ json Core::count_threads(const json& body) {
   return search_threads(b).size();
 }
 
-json Core::patch_thread(const std::string& id, const json& body) {
-  require_object(body, "thread update");
-  std::lock_guard lock(mutex_);
-  json& t = thread_doc(id);
-  if (body.contains("metadata")) {
-    if (!body["metadata"].is_object()) throw HttpError(422, "thread update: 'metadata' must be an object");
-    for (auto it = body["metadata"].begin(); it != body["metadata"].end(); ++it) t["metadata"][it.key()] = *it;
-  }
-  t["updated_at"] = now_iso();
-  save_thread(t);
-  return t;
-}
 
 void Core::delete_thread(const std::string& id) {
   std::vector<std::string> run_ids;
@@ -429,53 +404,16 @@ void Core::delete_thread(const std::string& id) {
       runs_.erase(rid);
     }
     records_->remove("threads", id);
+    if (ttls_.erase(id)) records_->remove("thread_ttl", id);
     threads_.erase(id);
+    if (slot.stream) slot.stream->close();
     thread_slots_.erase(id);
   }
   crons_->remove_for("thread_id", id);
   saver_->delete_thread(id);
 }
 
-json Core::copy_thread(const std::string& id) {
-  std::string to = new_uuid();
-  json metadata;
-  {
-    std::lock_guard lock(mutex_);
-    metadata = thread_doc(id)["metadata"];
-  }
-  if (!metadata.is_object()) metadata = json::object();
-  metadata["thread_id"] = to;
-  saver_->copy_thread(id, to);
-  std::lock_guard lock(mutex_);
-  std::string now = now_iso();
-  json t = {{"thread_id", to}, {"created_at", now}, {"updated_at", now}, {"metadata", metadata},
-            {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
-  json& stored = threads_[to] = std::move(t);
-  return refresh_thread_locked(stored, std::nullopt);  // the copied state's values, interrupts, status
-}
 
-json Core::prune_threads(const json& body) {
-  require_object(body, "threads prune");
-  if (!body.contains("thread_ids") || !body["thread_ids"].is_array())
-    throw HttpError(422, "threads prune: 'thread_ids' (an array of thread ids) is required");
-  std::string strategy = body.value("strategy", std::string("delete"));
-  if (strategy != "delete" && strategy != "keep_latest")
-    throw HttpError(422, "threads prune: 'strategy' must be \"delete\" or \"keep_latest\"");
-  std::vector<std::string> ids;
-  {
-    std::lock_guard lock(mutex_);
-    for (const auto& id : body["thread_ids"]) {
-      if (!id.is_string()) throw HttpError(422, "threads prune: 'thread_ids' must hold thread ids");
-      if (threads_.count(id.get<std::string>())) ids.push_back(id);
-    }
-  }
-  if (strategy == "delete") {
-    for (const auto& id : ids) delete_thread(id);
-  } else {
-    saver_->prune(ids, true);
-  }
-  return json{{"pruned_count", ids.size()}};
-}
 
 // --- thread state ----------------------------------------------------------------------------
 

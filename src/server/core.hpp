@@ -109,6 +109,9 @@ class Core {
   /// `POST /threads/prune`: "delete" deletes the threads, "keep_latest" keeps only their latest
   /// checkpoint; returns `{pruned_count}`.
   json prune_threads(const json& body);
+  /// Deletes (or prunes, by their strategy) the threads whose `ttl` minutes have passed since
+  /// their last update at `now` (seconds since the epoch); returns how many.
+  std::size_t sweep_threads(std::int64_t now);
   json thread_state(const std::string& id, const std::optional<std::string>& checkpoint_id,
                     const std::string& checkpoint_ns, bool subgraphs);
   json thread_history(const std::string& id, const json& body);
@@ -134,6 +137,9 @@ class Core {
   std::size_t cancel_runs(const json& body, const std::string& action);
   /// The log of a run to join (404 when unknown).
   std::shared_ptr<EventLog> run_log(const std::optional<std::string>& thread_id, const std::string& run_id);
+  /// The thread's stream (`GET /threads/{id}/stream`): from now on, every event of the runs on
+  /// the thread, each run opened by its `metadata` event and closed by `end` {run_id, status}.
+  std::shared_ptr<EventLog> thread_stream(const std::string& thread_id);
   /// The body of runs.wait / runs.join once the run ended.
   json wait_body(const std::string& run_id);
 
@@ -141,6 +147,7 @@ class Core {
   struct ThreadSlot {
     std::deque<std::string> pending;  ///< run ids, in order
     std::string running;
+    std::shared_ptr<EventLog> stream;  ///< GET /threads/{id}/stream: its runs' events (once joined)
   };
 
   // records (mutex held)
@@ -156,6 +163,9 @@ class Core {
   /// just ended; when it ended without pausing or failing, its last state is the thread's and
   /// the checkpoint need not be read.
   json refresh_thread_locked(json& thread, const std::optional<std::string>& error, const RunSlot* run = nullptr);
+
+  /// Sets (null: removes) a thread's time to live, {ttl: minutes, strategy}.
+  void set_ttl_locked(const std::string& id, const json& ttl);
 
   // runs (runs.cpp)
   void enqueue_locked(const std::shared_ptr<RunSlot>& run);
@@ -186,6 +196,7 @@ class Core {
   std::map<std::string, json> assistants_;  ///< by assistant_id
   std::unordered_map<std::string, json> threads_;
   std::unordered_map<std::string, ThreadSlot> thread_slots_;
+  std::unordered_map<std::string, json> ttls_;  ///< thread id -> {ttl, strategy, pruned_at?}
   std::unordered_map<std::string, std::shared_ptr<RunSlot>> runs_;
   std::deque<std::string> queue_;  ///< pending run ids in creation order
   std::size_t executing_ = 0;

@@ -97,6 +97,7 @@ void Crons::arm() {  // mutex held
     }
     try {
       fire_due();
+      core_.sweep_threads(now_seconds());  // the same clock decides when a thread's ttl runs out
     } catch (const std::exception& e) {
       core_.log_line(std::string("crons: ") + e.what());
     }

@@ -6,6 +6,7 @@ std::int64_t EventLog::append(std::string name, std::string data) {
   std::int64_t id;
   {
     std::lock_guard lock(mutex_);
+    if (mirror_) mirror_->append(name, data);  // under this log's lock: both keep one order
     id = next_id_++;
     bytes_ += name.size() + data.size();
     events_.push_back(Event{id, std::move(name), std::move(data)});
@@ -16,6 +17,16 @@ std::int64_t EventLog::append(std::string name, std::string data) {
   }
   wake_all();
   return id;
+}
+
+void EventLog::mirror_to(std::shared_ptr<EventLog> to) {
+  std::lock_guard lock(mutex_);
+  mirror_ = std::move(to);
+}
+
+std::shared_ptr<EventLog> EventLog::mirror() const {
+  std::lock_guard lock(mutex_);
+  return mirror_;
 }
 
 void EventLog::close() {

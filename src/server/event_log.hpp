@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ class EventLog {
   std::int64_t append(std::string name, std::string data);
   /// No more events: subscribers see `closed` once they have read everything.
   void close();
+  /// From now on every append is also appended to `to` (a thread's stream: its runs' events),
+  /// with `to`'s own ids.
+  void mirror_to(std::shared_ptr<EventLog> to);
+  std::shared_ptr<EventLog> mirror() const;
 
   struct Read {
     std::vector<Event> events;
@@ -64,6 +69,7 @@ class EventLog {
   bool closed_ = false;
   std::uint64_t next_token_ = 1;
   std::map<std::uint64_t, Waker> wakers_;
+  std::shared_ptr<EventLog> mirror_;
 };
 
 }  // namespace superstep::server

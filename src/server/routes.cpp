@@ -66,6 +66,17 @@ json join_modes(const Request& req) {
   return m.is_array() ? m : json(nullptr);
 }
 
+/// The `Last-Event-ID` header of a join (-1 without one).
+std::int64_t last_event_id(const Request& req) {
+  std::string last = req.header("last-event-id");
+  if (last.empty()) return -1;
+  try {
+    return std::stoll(last);
+  } catch (const std::exception&) {
+    throw HttpError(422, "Last-Event-ID '" + last + "' is not an event id");
+  }
+}
+
 /// A list in a query parameter: JSON text (`["run_id","status"]`, what the SDK sends) or names
 /// separated by commas.
 json query_list(const std::string& text) {
@@ -223,6 +234,23 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
     if (m == "GET" && n == 2) return ok(core_.get_thread(tid));
     if (m == "PATCH" && n == 2) return ok(core_.patch_thread(tid, body));
     if (m == "POST" && is({"threads", "*", "copy"})) return ok(core_.copy_thread(tid));
+    if (m == "GET" && is({"threads", "*", "stream"})) {
+      // The thread's stream (`threads.joinStream`): stream_mode run_modes (every event, the
+      // default), lifecycle (runs starting and ending), state_update (values), or run modes.
+      auto log = core_.thread_stream(tid);
+      json modes = join_modes(req);
+      if (modes.is_array()) {
+        json mapped = json::array();
+        for (const auto& mode : modes) {
+          if (mode == "run_modes") return Action::streaming(log, last_event_id(req), {}, nullptr, nullptr);
+          if (mode == "lifecycle") mapped.push_back("end");
+          else if (mode == "state_update") mapped.push_back("values");
+          else mapped.push_back(mode);
+        }
+        modes = std::move(mapped);
+      }
+      return Action::streaming(log, last_event_id(req), {}, nullptr, modes);
+    }
     if (m == "DELETE" && n == 2) {
       core_.delete_thread(tid);
       return Action::of(Reply{204, "", "", {}});
@@ -270,15 +298,7 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
       }
       if (m == "GET" && is({"threads", "*", "runs", "*", "stream"})) {
         auto log = core_.run_log(tid, rid);
-        std::string last = req.header("last-event-id");
-        std::int64_t after = -1;
-        if (!last.empty()) {
-          try {
-            after = std::stoll(last);
-          } catch (const std::exception&) {
-            throw HttpError(422, "Last-Event-ID '" + last + "' is not an event id");
-          }
-        }
+        std::int64_t after = last_event_id(req);
         std::function<void()> on_disconnect;
         if (req.query.count("cancel_on_disconnect") && truthy(req.query.at("cancel_on_disconnect")))
           on_disconnect = [this, tid, rid] { core_.cancel_run(tid, rid, "interrupt"); };

@@ -250,6 +250,7 @@ void Core::start_locked(const std::shared_ptr<RunSlot>& run) {
   ++executing_;
   doc["status"] = "running";  // not stored: a restart tells a started run by its checkpoints
   doc["updated_at"] = now_iso();
+  if (tslot.stream) run->log->mirror_to(tslot.stream);
   run->log->append("metadata", json{{"run_id", rid}, {"attempt", run->attempt}}.dump());
 
   const json& kw = doc["kwargs"];
@@ -408,6 +409,8 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
     if (status != "pending" && runs_.count(rid)) retire_later(run);
   }
   if (delete_thread_after) saver_->delete_thread(tid);
+  if (auto thread_stream = run->log->mirror())
+    thread_stream->append("end", json{{"run_id", rid}, {"status", run->doc["status"]}}.dump());
   run->log->close();
   if (run->doc["kwargs"].value("stream_resumable", false) && !rollback && !delete_thread_after) {
     // Kept for rejoins with Last-Event-ID after it leaves memory, and across restarts.
@@ -517,6 +520,17 @@ std::size_t Core::cancel_runs(const json& body, const std::string& action) {
       ++n;
     }
   return n;
+}
+
+std::shared_ptr<EventLog> Core::thread_stream(const std::string& thread_id) {
+  std::lock_guard lock(mutex_);
+  thread_doc(thread_id);  // 404
+  auto& slot = thread_slots_[thread_id];
+  if (!slot.stream) {
+    slot.stream = std::make_shared<EventLog>();
+    if (auto r = runs_.find(slot.running); r != runs_.end() && !r->second->done()) r->second->log->mirror_to(slot.stream);
+  }
+  return slot.stream;
 }
 
 std::shared_ptr<EventLog> Core::run_log(const std::optional<std::string>& thread_id, const std::string& run_id) {

@@ -172,6 +172,43 @@ TEST_F(CronTest, SearchCountDeleteAndTheirCascades) {
   EXPECT_EQ(post("/runs/crons/count", json::object()), 2);  // stored
 }
 
+TEST_F(CronTest, AThreadsTtlDeletesItOrPrunesItOnceItHasBeenQuietThatLong) {
+  // The ttl counts from the thread's last update, on the same clock as the crons.
+  set_clock("2026-11-26T12:00:00");
+  start_with_clock();
+  std::string doomed = post("/threads", {{"ttl", {{"ttl", 1}, {"strategy", "delete"}}}})["thread_id"];
+  std::string kept = post("/threads", {{"ttl", 1}})["thread_id"];  // minutes; delete by default
+  std::string pruned = post("/threads", {{"ttl", {{"ttl", 1}, {"strategy", "keep_latest"}}}})["thread_id"];
+  std::string forever = new_thread();
+  post("/threads/" + pruned + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}});
+  post("/threads/" + kept + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}});
+  EXPECT_GT(post("/threads/" + pruned + "/history", {{"limit", 100}}).size(), 1u);
+  // Patching `kept` with no ttl removes it; the others' ttl runs out a minute after their last
+  // update (real time: the threads were updated just now, the clock jumps ahead).
+  auto r = client_->Patch("/threads/" + kept, json({{"ttl", nullptr}}).dump(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  now_ = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count() + 30;
+  std::this_thread::sleep_for(100ms);
+  get("/threads/" + doomed);  // 30 s: not yet
+  now_ += 61;
+  for (int i = 0; i < 300 && client_->Get("/threads/" + doomed)->status != 404; ++i) std::this_thread::sleep_for(10ms);
+  get("/threads/" + doomed, 404);
+  get("/threads/" + kept);
+  get("/threads/" + forever);
+  for (int i = 0; i < 300 && post("/threads/" + pruned + "/history", {{"limit", 100}}).size() != 1; ++i)
+    std::this_thread::sleep_for(10ms);
+  json history = post("/threads/" + pruned + "/history", {{"limit", 100}});
+  ASSERT_EQ(history.size(), 1u);  // only its latest checkpoint, with the run's final values
+  EXPECT_EQ(history[0]["values"]["done"], true);
+  EXPECT_EQ(get("/threads/" + pruned)["values"]["done"], true);
+
+  // Bad ttls are named.
+  EXPECT_NE(post("/threads", {{"ttl", {{"ttl", -1}}}}, 422)["detail"].get<std::string>().find("ttl"), std::string::npos);
+  EXPECT_NE(post("/threads", {{"ttl", {{"ttl", 5}, {"strategy", "archive"}}}}, 422)["detail"].get<std::string>().find("strategy"),
+            std::string::npos);
+}
+
 TEST_F(CronTest, BadCronsGetA4xxNamingTheProblem) {
   start_with_clock();
   std::string tid = new_thread();
