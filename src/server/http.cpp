@@ -58,7 +58,12 @@ Request to_request(bhttp::request<bhttp::string_body>& r) {
       auto eq = pair.find('=');
       std::string key = url_decode(pair.substr(0, eq), true);
       std::string value = eq == std::string_view::npos ? std::string() : url_decode(pair.substr(eq + 1), true);
-      if (!key.empty()) req.query[key] = value;
+      // A repeated key (`select=a&select=b`, how some SDKs send lists) keeps every value, joined
+      // with commas.
+      if (!key.empty()) {
+        auto [it, fresh] = req.query.try_emplace(key, value);
+        if (!fresh) it->second += "," + value;
+      }
       if (amp == std::string_view::npos) break;
       rest = rest.substr(amp + 1);
     }

@@ -54,29 +54,6 @@ std::size_t query_size(const Request& req, const char* key, std::size_t dflt) {
   }
 }
 
-/// `stream_mode` of a join: a name or a JSON array of names (null: every mode).
-json join_modes(const Request& req) {
-  auto it = req.query.find("stream_mode");
-  if (it == req.query.end() || it->second.empty()) return nullptr;
-  json m = json::parse(it->second, nullptr, false);
-  if (m.is_discarded()) m = it->second;
-  if (m.is_string()) m = json::array({m});
-  for (auto& v : m)
-    if (v == "messages-tuple") v = "messages";
-  return m.is_array() ? m : json(nullptr);
-}
-
-/// The `Last-Event-ID` header of a join (-1 without one).
-std::int64_t last_event_id(const Request& req) {
-  std::string last = req.header("last-event-id");
-  if (last.empty()) return -1;
-  try {
-    return std::stoll(last);
-  } catch (const std::exception&) {
-    throw HttpError(422, "Last-Event-ID '" + last + "' is not an event id");
-  }
-}
-
 /// A list in a query parameter: JSON text (`["run_id","status"]`, what the SDK sends) or names
 /// separated by commas.
 json query_list(const std::string& text) {
@@ -92,6 +69,27 @@ json query_list(const std::string& text) {
     from = comma + 1;
   }
   return out;
+}
+
+/// `stream_mode` of a join: a name or a JSON array of names (null: every mode).
+json join_modes(const Request& req) {
+  auto it = req.query.find("stream_mode");
+  if (it == req.query.end() || it->second.empty()) return nullptr;
+  json m = query_list(it->second);
+  for (auto& v : m)
+    if (v == "messages-tuple") v = "messages";
+  return m.empty() ? json(nullptr) : m;
+}
+
+/// The `Last-Event-ID` header of a join (-1 without one).
+std::int64_t last_event_id(const Request& req) {
+  std::string last = req.header("last-event-id");
+  if (last.empty()) return -1;
+  try {
+    return std::stoll(last);
+  } catch (const std::exception&) {
+    throw HttpError(422, "Last-Event-ID '" + last + "' is not an event id");
+  }
 }
 
 bool mode_wanted(const json& modes, const std::string& event) {

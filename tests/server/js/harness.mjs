@@ -163,6 +163,13 @@ export function client(apiKey = API_KEY) {
   return new sdk.Client({ apiUrl: SERVER_URL, apiKey });
 }
 
+/** A request without the SDK (for fields and calls the SDK does not send): the fetch Response. */
+export function raw(method, path, body) {
+  const headers = { "content-type": "application/json" };
+  if (API_KEY) headers["x-api-key"] = API_KEY;
+  return fetch(SERVER_URL + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
 /** Asserts that `promise` rejects with the SDK's error for HTTP `status` (one status or a list). */
 export async function rejectsHttp(promise, status) {
   const statuses = Array.isArray(status) ? status : [status];
