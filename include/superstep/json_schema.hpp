@@ -5,7 +5,8 @@
 //   sp::json_schema_of<std::vector<std::string>>()  // {"type":"array","items":{"type":"string"}}
 //   sp::json_schema_of<std::optional<int>>()         // {"anyOf":[{"type":"integer"},{"type":"null"}]}
 //
-// Types it cannot describe (user structs, variants) give {} (any value).
+// A struct declared with SUPERSTEP_STATE is an object of its fields (those not std::optional
+// required); types it cannot describe (other structs, variants, json) give {} (any value).
 #pragma once
 
 #include <deque>
@@ -15,11 +16,13 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "superstep/json.hpp"
+#include "superstep/typed_schema.hpp"
 
 namespace superstep {
 
@@ -44,6 +47,30 @@ template <class T>
 struct is_optional : std::false_type {};
 template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
+/// A struct declared with SUPERSTEP_STATE.
+template <class S>
+concept DeclaredStruct = requires { StateTraits<S>::fields(); };
+}  // namespace internal
+
+template <class T>
+json json_schema_of();
+
+namespace internal {
+template <class S>
+json declared_struct_schema() {
+  json props = json::object(), required = json::array();
+  std::apply(
+      [&](const auto&... f) {
+        (([&] {
+           using Type = typename std::decay_t<decltype(f)>::Type;
+           props[std::string(f.name)] = json_schema_of<Type>();
+           if (!is_optional<Type>::value) required.push_back(std::string(f.name));
+         }()),
+         ...);
+      },
+      StateTraits<S>::fields());
+  return json{{"type", "object"}, {"properties", std::move(props)}, {"required", std::move(required)}};
+}
 }  // namespace internal
 
 template <class T>
@@ -66,8 +93,10 @@ json json_schema_of() {
   } else if constexpr (internal::is_string_map<U>::value) {
     json values = json_schema_of<typename U::mapped_type>();
     return values.empty() ? json{{"type", "object"}} : json{{"type", "object"}, {"additionalProperties", values}};
+  } else if constexpr (internal::DeclaredStruct<U>) {
+    return internal::declared_struct_schema<U>();
   } else {
-    return json::object();  // json itself, user structs, enums: any value
+    return json::object();  // json itself, other structs, enums: any value
   }
 }
 

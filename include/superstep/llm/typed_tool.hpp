@@ -20,22 +20,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "superstep/json_schema.hpp"
 #include "superstep/llm/tool.hpp"
 #include "superstep/typed.hpp"
 
 namespace superstep {
 namespace internal {
-
-template <class T>
-struct is_optional : std::false_type {};
-template <class T>
-struct is_optional<std::optional<T>> : std::true_type {};
-template <class T>
-struct is_vector : std::false_type {};
-template <class T, class A>
-struct is_vector<std::vector<T, A>> : std::true_type {};
-template <class S>
-concept DeclaredStruct = requires { StateTraits<S>::fields(); };
 
 template <class T>
 json schema_of(const std::map<std::string, std::string>& descriptions = {});
@@ -63,12 +53,10 @@ json object_schema(const std::map<std::string, std::string>& descriptions) {
 
 template <class T>
 json schema_of(const std::map<std::string, std::string>& descriptions) {
+  // A tool's optional argument is one the model may leave out (not required), not a null.
   if constexpr (is_optional<T>::value) return schema_of<typename T::value_type>();
-  else if constexpr (std::is_same_v<T, bool>) return json{{"type", "boolean"}};
-  else if constexpr (std::is_integral_v<T>) return json{{"type", "integer"}};
-  else if constexpr (std::is_floating_point_v<T>) return json{{"type", "number"}};
-  else if constexpr (std::is_convertible_v<T, std::string>) return json{{"type", "string"}};
-  else if constexpr (is_vector<T>::value) return json{{"type", "array"}, {"items", schema_of<typename T::value_type>()}};
+  else if constexpr (std::is_arithmetic_v<T> || std::is_convertible_v<T, std::string>) return json_schema_of<T>();
+  else if constexpr (is_sequence<T>::value) return json{{"type", "array"}, {"items", schema_of<typename T::value_type>()}};
   else if constexpr (DeclaredStruct<T>) return object_schema<T>(descriptions);
   else static_assert(sizeof(T) == 0, "typed_tool: no JSON schema for this field type");
 }
@@ -95,9 +83,9 @@ S struct_from_args(const json& j) {
 template <class T>
 T from_args(const json& j) {
   if constexpr (is_optional<T>::value) return j.is_null() ? T{} : T{from_args<typename T::value_type>(j)};
-  else if constexpr (is_vector<T>::value) {
+  else if constexpr (is_sequence<T>::value) {
     T out;
-    for (const json& e : j) out.push_back(from_args<typename T::value_type>(e));
+    for (const json& e : j) out.insert(out.end(), from_args<typename T::value_type>(e));
     return out;
   } else if constexpr (DeclaredStruct<T>) return struct_from_args<T>(j);
   else return j.get<T>();
