@@ -149,7 +149,8 @@ std::vector<CheckpointTuple> InMemorySaver::list(const CheckpointQuery& query) {
            (!query.checkpoint_ns || last->first.second == *query.checkpoint_ns))
       ++last;
   }
-  for (const auto& [key, by_id] : std::ranges::subrange(first, last)) {
+  for (auto it = first; it != last; ++it) {
+    const auto& [key, by_id] = *it;
     // The matching checkpoints of this thread and namespace first: each tuple is loaded knowing
     // the one listed after it (CheckpointQuery::as_changes).
     std::vector<std::map<std::string, Data::Saved>::const_iterator> picked;
@@ -214,7 +215,9 @@ std::size_t InMemorySaver::delete_run_checkpoints(const std::string& thread_id, 
     data_->checkpoints[{thread_id, ns}].erase(id);
     if (auto w = data_->writes.find(std::tie(thread_id, ns)); w != data_->writes.end()) w->second.erase(id);
   }
-  for (const auto& [ns, highest] : keep) {
+  for (const auto& kept : keep) {
+    const auto& ns = kept.first;
+    const auto highest = kept.second;  // a plain variable: the lambda below captures it
     if (auto cps = data_->checkpoints.find({thread_id, ns}); cps != data_->checkpoints.end() && cps->second.empty())
       data_->checkpoints.erase(cps);
     auto of = data_->blobs.find(std::tie(thread_id, ns));

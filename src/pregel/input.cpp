@@ -59,7 +59,9 @@ void Persistence::load_and_apply_input(const json* input, const Command* command
       resume_needs_task_ = m.needs_task;  // stored once the first plan has a task, as a write of no task
       resume_by_id_unmatched_ = m.by_id_unmatched;
       resume_map_ = std::move(m.by_id);
-      for (auto& [task, answers] : m.task_answers) {
+      for (auto& entry : m.task_answers) {
+        const auto& task = entry.first;  // a plain reference: the lambda below captures it
+        auto& answers = entry.second;
         std::erase_if(pending_, [&](const PendingWrite& w) { return w.task_id == task && w.channel == kResumeChannel; });
         pending_.push_back(PendingWrite{task, kResumeChannel, answers});
         put_writes(*current_.checkpoint_id, task, {{kResumeChannel, std::move(answers)}});

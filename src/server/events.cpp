@@ -61,7 +61,7 @@ void Core::emit(RunSlot& run, const StreamPart& part) {
     for (const json& m : part.data["messages"])
       if (m.is_object() && m.contains("id") && m["id"].is_string() && run.messages_completed.insert(m["id"]).second)
         done.push_back(m);
-    if (!done.empty()) run.log->append("messages/complete" + suffix, done.dump());
+    if (!done.empty()) run.log->append("messages/complete" + suffix, dump_wire(done));
   }
 
   if (part.mode == StreamMode::messages) {
@@ -74,15 +74,15 @@ void Core::emit(RunSlot& run, const StreamPart& part) {
     metadata["run_id"] = run.doc["run_id"];
     metadata["assistant_id"] = run.doc["assistant_id"];
     metadata["run_attempt"] = run.attempt;
-    if (asked("messages-tuple")) run.log->append("messages" + suffix, json::array({part.data[0], metadata}).dump());
+    if (asked("messages-tuple")) run.log->append("messages" + suffix, dump_wire(json::array({part.data[0], metadata})));
     if (asked("messages")) {
       const json& chunk = part.data[0];
       std::string id = chunk.is_object() && chunk.contains("id") && chunk["id"].is_string() ? chunk["id"].get<std::string>() : "";
       if (run.messages_described.insert(id).second)
-        run.log->append("messages/metadata" + suffix, json{{id, {{"metadata", metadata}}}}.dump());
+        run.log->append("messages/metadata" + suffix, dump_wire(json{{id, {{"metadata", metadata}}}}));
       json& acc = run.messages_partial[id];
       accumulate(acc, chunk);
-      run.log->append("messages/partial" + suffix, json::array({acc}).dump());
+      run.log->append("messages/partial" + suffix, dump_wire(json::array({acc})));
     }
     return;
   }
@@ -97,10 +97,10 @@ void Core::emit(RunSlot& run, const StreamPart& part) {
       payload["checkpoint"] = checkpoint_of(payload.value("config", json(nullptr)));
       payload["parent_checkpoint"] = checkpoint_of(payload.value("parent_config", json(nullptr)));
     }
-    run.log->append(mode + suffix, data.dump());
+    run.log->append(mode + suffix, dump_wire(data));
     return;
   }
-  run.log->append(mode + suffix, part.data.dump());
+  run.log->append(mode + suffix, dump_wire(part.data));
 }
 
 }  // namespace superstep::server

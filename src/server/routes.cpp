@@ -22,7 +22,7 @@ namespace {
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 Reply json_reply(unsigned status, const json& body, Headers headers = {}) {
-  return Reply{status, body.dump(), "application/json", std::move(headers)};
+  return Reply{status, dump_wire(body), "application/json", std::move(headers)};
 }
 
 Reply error_reply(unsigned status, const std::string& detail) { return json_reply(status, json{{"detail", detail}}); }
@@ -121,7 +121,7 @@ asio::awaitable<void> Routes::handle(Request& req, Conn& conn) {
       if (!req.body.empty() && req.body.find_first_not_of(" \t\r\n") != std::string::npos) {
         try {
           body = json::parse(req.body);
-        } catch (const json::parse_error& e) {
+        } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too big
           failure = error_reply(400, std::string("The request body is not valid JSON: ") + e.what());
         }
       }
@@ -129,6 +129,9 @@ asio::awaitable<void> Routes::handle(Request& req, Conn& conn) {
     }
   } catch (const HttpError& e) {
     failure = error_reply(e.status, e.what());
+  } catch (const json::exception& e) {
+    // A field of the request of a type the handler did not expect (a number for an object...).
+    failure = error_reply(422, std::string("The request does not have the expected shape: ") + e.what());
   } catch (const std::exception& e) {
     core_.log_line(std::string("error: ") + req.method + " " + req.path + ": " + e.what());
     failure = error_reply(500, std::string("internal error: ") + e.what());
@@ -521,7 +524,7 @@ asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, co
     if (on_disconnect) on_disconnect();
     co_return;
   }
-  std::string body = core_.wait_body(run_id).dump();
+  std::string body = dump_wire(core_.wait_body(run_id));
   co_await conn.write(std::move(body));
   co_await conn.end();
 }

@@ -22,7 +22,7 @@ json normalize_modes(const json& m) {
   if (m.is_null()) return json::array({"values"});
   auto check = [&](const json& v) {
     if (!v.is_string() || std::find(kModes.begin(), kModes.end(), v.get<std::string>()) == kModes.end())
-      throw HttpError(422, "stream_mode " + v.dump() +
+      throw HttpError(422, "stream_mode " + dump_wire(v) +
                                " is not one of values, updates, messages, messages-tuple, custom, debug, tasks, checkpoints, events");
     out.push_back(v);
   };
@@ -51,7 +51,7 @@ Destination destination(const json& g) {
   if (g.is_string()) return g.get<std::string>();
   if (g.is_object() && g.contains("node") && g["node"].is_string())
     return Send{g["node"].get<std::string>(), g.value("input", json(nullptr))};
-  throw HttpError(422, "command.goto: each item must be a node name or {\"node\", \"input\"}, got " + g.dump());
+  throw HttpError(422, "command.goto: each item must be a node name or {\"node\", \"input\"}, got " + dump_wire(g));
 }
 
 /// The engine Command of a run's `command` field.
@@ -66,7 +66,7 @@ Command to_command(const json& c) {
       cmd.update = json::object();
       for (const json& pair : u) {
         if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string())
-          throw HttpError(422, "command.update: a list must hold [key, value] pairs, got " + pair.dump());
+          throw HttpError(422, "command.update: a list must hold [key, value] pairs, got " + dump_wire(pair));
         cmd.update[pair[0].get<std::string>()] = pair[1];
       }
     } else {
@@ -356,7 +356,7 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
     }
     if (status == "error") {
       error_text = run->error["message"].get<std::string>();
-      run->log->append("error", run->error.dump());
+      run->log->append("error", dump_wire(run->error));
     }
   }
   std::string rid = run->doc["run_id"], tid = run->doc["thread_id"];

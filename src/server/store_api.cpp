@@ -20,7 +20,7 @@ Namespace namespace_of(const json& v, const char* what, bool required) {
     if (!label.is_string() || label.get_ref<const std::string&>().empty() ||
         label.get_ref<const std::string&>().find('.') != std::string::npos)
       throw HttpError(422, std::string("store: the labels of '") + what +
-                               "' must be non-empty strings without periods, got " + v.dump());
+                               "' must be non-empty strings without periods, got " + dump_wire(v));
     ns.push_back(label);
   }
   if (!ns.empty() && ns[0] == kReserved)
@@ -59,6 +59,7 @@ auto guarded(F&& fn) {
 }  // namespace
 
 void StoreApi::put(const json& body) {
+  require_object(body, "store put");
   Namespace ns = namespace_of(body.value("namespace", json(nullptr)), "namespace", true);
   std::string key = key_of(body);
   if (!body.contains("value") || !body["value"].is_object()) throw HttpError(422, "store: 'value' must be an object");
@@ -66,6 +67,7 @@ void StoreApi::put(const json& body) {
 }
 
 void StoreApi::remove(const json& body) {
+  require_object(body, "store delete");
   Namespace ns = namespace_of(body.value("namespace", json(nullptr)), "namespace", true);
   std::string key = key_of(body);
   guarded([&] { store_->delete_(ns, key); });
@@ -87,6 +89,7 @@ json StoreApi::get(const std::string& dotted_namespace, const std::string& key) 
 }
 
 json StoreApi::search(const json& body) {
+  require_object(body, "store search");
   Namespace prefix = namespace_of(body.value("namespace_prefix", json(nullptr)), "namespace_prefix", false);
   SearchOptions o;
   o.filter = body.value("filter", json(nullptr));
@@ -112,6 +115,7 @@ json StoreApi::search(const json& body) {
 }
 
 json StoreApi::namespaces(const json& body) {
+  require_object(body, "store namespaces");
   ListNamespacesOptions o;
   o.prefix = namespace_of(body.value("prefix", json(nullptr)), "prefix", false);
   o.suffix = namespace_of(body.value("suffix", json(nullptr)), "suffix", false);

@@ -32,6 +32,8 @@ bool is_uuid(const std::string& s) {
   return true;
 }
 
+std::string dump_wire(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 std::string now_iso() { return internal::now_iso8601(); }
 
 json deep_merge(json base, const json& over) {

@@ -20,6 +20,10 @@ struct HttpError : std::runtime_error {
 };
 
 
+/// JSON text for the wire: compact, with invalid UTF-8 (from an exception's message or a
+/// node's bytes) replaced by U+FFFD instead of throwing.
+std::string dump_wire(const json& j);
+
 std::string new_uuid();
 /// LangGraph's system assistant id of a graph: uuid5(graph_id) in namespace
 /// 6ba7b821-9dad-11d1-80b4-00c04fd430c8.

@@ -297,6 +297,14 @@ TEST_F(ServerTest, BadInputGetsA4xxWithAJsonBody) {
   auto bad = client_->Post("/threads", "{not json", "application/json");
   EXPECT_EQ(bad->status, 400);
   EXPECT_NE(json::parse(bad->body)["detail"].get<std::string>().find("not valid JSON"), std::string::npos);
+  // Bytes that are not UTF-8 (found by fuzz/fuzz_server_request): still a 400 with a JSON body,
+  // the bad byte replaced in the message (it used to make the error reply itself a 500).
+  auto binary = client_->Post("/threads", "\xf9{\"metadata\":1}", "application/json");
+  EXPECT_EQ(binary->status, 400);
+  EXPECT_NE(json::parse(binary->body)["detail"].get<std::string>().find("not valid JSON"), std::string::npos);
+  EXPECT_EQ(client_->Get("/threads/\xff\xfe")->status, 422);  // a path that is not UTF-8 either
+  EXPECT_EQ(client_->Post("/runs", "1e99999", "application/json")->status, 400);  // a number JSON cannot hold
+  EXPECT_EQ(client_->Put("/store/items", "6.5", "application/json")->status, 422);  // not an object
   get("/threads/not-a-uuid", 422);
   get("/threads/" + std::string("00000000-0000-0000-0000-000000000000"), 404);
   post("/threads/00000000-0000-0000-0000-000000000000/runs", {{"assistant_id", "approval"}}, 404);
