@@ -4,6 +4,7 @@
 // survive restarts. A timer looks for due crons every `cron_poll`; a due cron fires once and
 // its next firing is computed from the clock's now, so firings missed while the server was
 // stopped fire once at start (LangGraph Platform's scheduler does the same), not once each.
+// The same timer and clock also sweep threads whose ttl ran out (Core::sweep_threads).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
