@@ -359,7 +359,7 @@ json Core::get_thread(const std::string& id) {
   return thread_doc(id);
 }
 
-json Core::search_threads(const json& body) {
+json Core::search_threads(const json& body, std::size_t* total) {
   require_object(body, "threads search");
   std::lock_guard lock(mutex_);
   std::vector<const json*> hits;
@@ -374,7 +374,7 @@ json Core::search_threads(const json& body) {
     if (body.contains("values") && body["values"].is_object() && !contains(t["values"], body["values"])) continue;
     hits.push_back(&t);
   }
-  return page(std::move(hits), body, "created_at", nullptr);
+  return page(std::move(hits), body, "created_at", total);
 }
 
 json Core::count_threads(const json& body) {

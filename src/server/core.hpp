@@ -100,7 +100,7 @@ class Core {
   // Threads
   json create_thread(const json& body);
   json get_thread(const std::string& id);
-  json search_threads(const json& body);
+  json search_threads(const json& body, std::size_t* total = nullptr);
   json count_threads(const json& body);
   json patch_thread(const std::string& id, const json& body);
   void delete_thread(const std::string& id);

@@ -81,6 +81,17 @@ json join_modes(const Request& req) {
   return m.empty() ? json(nullptr) : m;
 }
 
+/// The paging headers of a search: how many matched, and the next page's offset when there is
+/// one (the SDK's `includePagination` reads X-Pagination-Next).
+Headers pagination(const json& body, std::size_t returned, std::size_t total) {
+  Headers h;
+  std::size_t offset = body.is_object() && body.contains("offset") && body["offset"].is_number_unsigned()
+                           ? body["offset"].get<std::size_t>() : 0;
+  if (offset + returned < total) h.emplace_back("X-Pagination-Next", std::to_string(offset + returned));
+  h.emplace_back("X-Pagination-Total", std::to_string(total));
+  return h;
+}
+
 /// The `Last-Event-ID` header of a join (-1 without one).
 std::int64_t last_event_id(const Request& req) {
   std::string last = req.header("last-event-id");
@@ -189,12 +200,8 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
   // Assistants
   if (m == "POST" && is({"assistants", "search"})) {
     std::size_t total = 0;
-    json page = core_.search_assistants(body, &total);
-    Headers h;
-    std::size_t offset = body.value("offset", 0), limit = body.value("limit", 10);
-    if (offset + page.size() < total) h.emplace_back("X-Pagination-Next", std::to_string(offset + limit));
-    h.emplace_back("X-Pagination-Total", std::to_string(total));
-    return Action::of(json_reply(200, page, std::move(h)));
+    json found = core_.search_assistants(body, &total);
+    return Action::of(json_reply(200, found, pagination(body, found.size(), total)));
   }
   if (m == "POST" && is({"assistants", "count"})) return ok(core_.count_assistants(body));
   if (m == "POST" && is({"assistants"})) return ok(core_.create_assistant(body));
@@ -227,7 +234,11 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
 
   // Threads
   if (m == "POST" && is({"threads"})) return ok(core_.create_thread(body));
-  if (m == "POST" && is({"threads", "search"})) return ok(core_.search_threads(body));
+  if (m == "POST" && is({"threads", "search"})) {
+    std::size_t total = 0;
+    json found = core_.search_threads(body, &total);
+    return Action::of(json_reply(200, found, pagination(body, found.size(), total)));
+  }
   if (m == "POST" && is({"threads", "count"})) return ok(core_.count_threads(body));
   if (m == "POST" && is({"threads", "prune"})) return ok(core_.prune_threads(body));
   if (n >= 2 && p[0] == "threads" && p[1] != "search" && p[1] != "count" && p[1] != "prune") {
@@ -343,8 +354,8 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
     if (m == "POST" && n == 2) return ok(crons.create(std::nullopt, body));
     if (m == "POST" && is({"runs", "crons", "search"})) {
       std::size_t total = 0;
-      json page = crons.search(body, &total);
-      return Action::of(json_reply(200, page, {{"X-Pagination-Total", std::to_string(total)}}));
+      json found = crons.search(body, &total);
+      return Action::of(json_reply(200, found, pagination(body, found.size(), total)));
     }
     if (m == "POST" && is({"runs", "crons", "count"})) return ok(crons.count(body));
     if (m == "PATCH" && n == 3) return ok(crons.patch(p[2], body));

@@ -207,6 +207,24 @@ test("runs.cancelMany (SDK 1.15): by run ids, or every pending run", { skip: not
   assert.equal(bad.status, 422);
 });
 
+test("search paging: X-Pagination-Next for the next page (assistants via includePagination, threads, crons)", async () => {
+  const page = await c.assistants.search({ limit: 2, includePagination: true });
+  assert.equal(page.assistants.length, 2);
+  assert.equal(page.next, "2");
+  const tag = crypto.randomUUID();
+  for (let i = 0; i < 3; i++) await c.threads.create({ metadata: { tag } });
+  const res = await raw("POST", "/threads/search", { metadata: { tag }, limit: 2, offset: 0 });
+  assert.equal((await res.json()).length, 2);
+  // The reference's thread headers follow another rule (README.md): pinned for superstep only.
+  if (!REFERENCE) {
+    assert.equal(res.headers.get("x-pagination-next"), "2");
+    assert.equal(res.headers.get("x-pagination-total"), "3");
+    const last = await raw("POST", "/threads/search", { metadata: { tag }, limit: 2, offset: 2 });
+    assert.equal(last.headers.get("x-pagination-next"), null);
+    assert.equal(last.headers.get("x-pagination-total"), "3");
+  }
+});
+
 test("GET /info says crons and the store are served", async () => {
   const info = await (await raw("GET", "/info")).json();
   assert.equal(info.flags.assistants, true);
