@@ -169,6 +169,7 @@ async function bench(server) {
   if (server.name === "floor") {
     for (const clients of quick ? [1, 4] : [1, 16, 64]) await serverWait(server, clients, seconds);
     await serverStream(server, quick ? 1000 : 10000);
+    await manyStreams(server, quick ? 50 : 1000, 1);
     return;
   }
   for (const clients of quick ? [1, 4] : [1, 16, 64]) await serverWait(server, clients, seconds);
