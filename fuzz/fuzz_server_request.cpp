@@ -61,7 +61,11 @@ int status_of(const std::string& request) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(server_port());
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+  int rc;
+  do {
+    rc = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  } while (rc != 0 && errno == EINTR);  // libFuzzer's timer signal may interrupt it
+  if (rc != 0) {
     int open = 0;
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++open;
     fuzz::fail("the server stopped accepting (" + std::to_string(open) + " open descriptors; errno " +
@@ -75,6 +79,7 @@ int status_of(const std::string& request) {
   // Headers are enough (streams and waits send theirs at once and may stay open).
   while (got.find("\r\n\r\n") == std::string::npos) {
     ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got.append(buf, static_cast<std::size_t>(n));
   }

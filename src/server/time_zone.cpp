@@ -49,7 +49,12 @@ TimeZone TimeZone::load(const std::string& name) {
   auto counts_at = [&](std::size_t at) {
     if (at + 44 > size) throw bad_zone(name, "truncated file " + path);
     const unsigned char* c = bytes + at + 20;
-    return Counts{be(c, 4), be(c + 4, 4), be(c + 8, 4), be(c + 12, 4), be(c + 16, 4), be(c + 20, 4)};
+    Counts counts{be(c, 4), be(c + 4, 4), be(c + 8, 4), be(c + 12, 4), be(c + 16, 4), be(c + 20, 4)};
+    // Each count sizes a block of the file: none can be negative or exceed the file (which also
+    // keeps the block sizes below from overflowing).
+    for (std::int64_t n : {counts.isut, counts.isstd, counts.leap, counts.time, counts.type, counts.chars})
+      if (n < 0 || static_cast<std::uint64_t>(n) > size) throw bad_zone(name, "corrupt counts in " + path);
+    return counts;
   };
   auto block_size = [](const Counts& c, int t) {
     return static_cast<std::size_t>(c.time * t + c.time + c.type * 6 + c.chars + c.leap * (t + 4) + c.isstd + c.isut);

@@ -2,6 +2,11 @@
 // (offsets, clock changes, the POSIX rule past the last transition) and ISO-8601 times.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "server/civil_time.hpp"
@@ -121,6 +126,21 @@ TEST(TimeZone, UnknownOrPathLikeNamesAreRefusedByName) {
       EXPECT_NE(std::string(e.what()).find(std::string("time zone '") + bad + "'"), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(TimeZone, ACorruptFileIsRefusedNotOverread) {
+  // Found by fuzz/fuzz_cron: a TZif header whose counts are negative made the block sizes wrap
+  // and the reader run past the file.
+  auto dir = std::filesystem::temp_directory_path() / ("superstep-tz-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string bytes = "TZif2" + std::string(15, '\0');
+  for (int i = 0; i < 6; ++i) bytes += i == 3 ? std::string("\xff\xff\xff\xf0", 4) : std::string("\0\0\0\1", 4);
+  bytes += std::string(64, '\x01');
+  { std::ofstream(dir / "Bad", std::ios::binary) << bytes; }
+  ::setenv("TZDIR", dir.c_str(), 1);
+  EXPECT_THROW(TimeZone::load("Bad"), std::invalid_argument);
+  ::unsetenv("TZDIR");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CronSchedule, FiresInItsTimeZoneAcrossClockChanges) {
