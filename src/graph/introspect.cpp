@@ -1,5 +1,6 @@
 // What a compiled graph says about itself: its drawing with subgraphs inlined (xray), its
 // subgraphs, and the JSON Schema of its state.
+#include <map>
 #include <set>
 
 #include "pregel/program.hpp"

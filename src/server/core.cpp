@@ -309,10 +309,7 @@ json Core::search_assistants(const json& body, std::size_t* total) {
 
 json Core::count_assistants(const json& body) {
   std::size_t total = 0;
-  json b = body.is_object() ? body : json::object();
-  b["limit"] = 0;
-  b.erase("offset");
-  search_assistants(b, &total);
+  search_assistants(count_query(body), &total);
   return total;
 }
 
@@ -321,32 +318,25 @@ json Core::get_assistant(const std::string& id) {
   return resolve_assistant(id);
 }
 
-json Core::assistant_graph(const std::string& id, int xray) {
+std::pair<std::string, CompiledStateGraph> Core::graph_of_assistant(const std::string& id) {
   std::string graph_id;
   {
     std::lock_guard lock(mutex_);
     graph_id = resolve_assistant(id)["graph_id"];
   }
-  return graph_wire(graph_for(graph_id, json::object(), json::object()).get_graph(xray));
+  return {graph_id, graph_for(graph_id, json::object(), json::object())};
 }
 
+json Core::assistant_graph(const std::string& id, int xray) { return graph_wire(graph_of_assistant(id).second.get_graph(xray)); }
+
 json Core::assistant_schemas(const std::string& id) {
-  std::string graph_id;
-  {
-    std::lock_guard lock(mutex_);
-    graph_id = resolve_assistant(id)["graph_id"];
-  }
-  return graph_schema_wire(graph_id, graph_for(graph_id, json::object(), json::object()));
+  auto [graph_id, graph] = graph_of_assistant(id);
+  return graph_schema_wire(graph_id, graph);
 }
 
 json Core::assistant_subgraphs(const std::string& id, const std::string& ns, bool recurse) {
-  std::string graph_id;
-  {
-    std::lock_guard lock(mutex_);
-    graph_id = resolve_assistant(id)["graph_id"];
-  }
   json out = json::object();
-  for (const auto& [name, sub] : graph_for(graph_id, json::object(), json::object()).get_subgraphs(ns, recurse))
+  for (const auto& [name, sub] : graph_of_assistant(id).second.get_subgraphs(ns, recurse))
     out[name] = graph_schema_wire(sub.name(), sub);
   return out;
 }
@@ -378,10 +368,9 @@ json Core::search_threads(const json& body, std::size_t* total) {
 }
 
 json Core::count_threads(const json& body) {
-  json b = body.is_object() ? body : json::object();
-  b["limit"] = std::numeric_limits<std::int64_t>::max();
-  b.erase("offset");
-  return search_threads(b).size();
+  std::size_t total = 0;
+  search_threads(count_query(body), &total);
+  return total;
 }
 
 

@@ -159,6 +159,8 @@ class Core {
   static json version_of(const json& assistant);
   CompiledStateGraph graph_for(const std::string& graph_id, const json& config, const json& context);
   CompiledStateGraph graph_of_thread(const json& thread);
+  /// An assistant's (or a graph id's) graph id and its graph, built with no run's config.
+  std::pair<std::string, CompiledStateGraph> graph_of_assistant(const std::string& id);
   /// The thread's values, interrupts and status after a run or an update. `run`: the run that
   /// just ended; when it ended without pausing or failing, its last state is the thread's and
   /// the checkpoint need not be read.

@@ -227,11 +227,9 @@ json Crons::search(const json& body, std::size_t* total) {
 }
 
 json Crons::count(const json& body) {
-  json b = body.is_object() ? body : json::object();
-  b["limit"] = std::numeric_limits<std::int64_t>::max();
-  b.erase("offset");
-  b.erase("select");
-  return search(b, nullptr).size();
+  std::size_t total = 0;
+  search(count_query(body), &total);
+  return total;
 }
 
 std::size_t Crons::fire_due() {

@@ -187,6 +187,14 @@ json page(std::vector<const json*> items, const json& body, const char* default_
   return out;
 }
 
+json count_query(const json& body) {
+  json q = body.is_object() ? body : json::object();
+  q["limit"] = 0;
+  q.erase("offset");
+  q.erase("select");
+  return q;
+}
+
 void require_object(const json& body, const char* what) {
   if (!body.is_object()) throw HttpError(422, std::string(what) + ": the body must be a JSON object");
 }

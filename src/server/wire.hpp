@@ -51,6 +51,9 @@ std::string error_name(const std::exception& e);
 /// `default_sort` when absent) in `sort_order` (desc by default), `offset`/`limit` (10), and
 /// only the `select`ed fields; `total` gets how many matched.
 json page(std::vector<const json*> items, const json& body, const char* default_sort, std::size_t* total);
+/// A count endpoint's body as a search body: its filters, no page (limit 0; page() still
+/// counts every match in `total`).
+json count_query(const json& body);
 /// Throws 422 naming `what` when the body is not an object.
 void require_object(const json& body, const char* what);
 
