@@ -1,0 +1,157 @@
+#include "torture/torture_check.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <superstep/checkpoint/checkpoint.hpp>
+
+namespace torture {
+
+namespace {
+
+bool runs_again_by_design(const std::string& channel) {
+  return channel == sp::kErrorChannel || channel == sp::kInterruptChannel || channel == sp::kResumeChannel ||
+         channel == sp::kScheduledChannel;
+}
+
+int64_t step_of(const sp::CheckpointTuple& t) {
+  const auto& m = t.metadata;
+  return m.is_object() && m.contains("step") && m["step"].is_number_integer() ? m["step"].get<int64_t>() : INT64_MIN;
+}
+
+}  // namespace
+
+Snapshot take_snapshot(sp::CheckpointSaver& saver, const std::vector<std::string>& threads) {
+  Snapshot s;
+  for (const auto& thread : threads) {
+    sp::CheckpointQuery q;
+    q.thread_id = thread;
+    for (const auto& t : saver.list(q)) {
+      std::string ns = t.config.checkpoint_ns.empty() ? "-" : t.config.checkpoint_ns;
+      auto [it, fresh] = s.newest_step.try_emplace(thread + "|" + ns, step_of(t));
+      if (!fresh) it->second = std::max(it->second, step_of(t));
+      for (const auto& w : t.pending_writes)
+        if (!runs_again_by_design(w.channel)) s.saved.insert(thread + "|" + ns + "|" + w.task_id);
+    }
+  }
+  return s;
+}
+
+std::vector<std::string> check_chain(sp::CheckpointSaver& saver, const std::string& thread) {
+  std::vector<std::string> problems;
+  sp::CheckpointQuery q;
+  q.thread_id = thread;
+  std::map<std::string, std::vector<sp::CheckpointTuple>> by_ns;
+  for (auto& t : saver.list(q)) by_ns[t.config.checkpoint_ns].push_back(std::move(t));
+  if (by_ns.empty()) problems.push_back(thread + ": no checkpoint stored");
+  for (const auto& [ns, tuples] : by_ns) {
+    std::string where = thread + (ns.empty() ? "" : " ns " + ns);
+    std::map<std::string, const sp::CheckpointTuple*> by_id;
+    for (const auto& t : tuples) {
+      if (!t.config.checkpoint_id) {
+        problems.push_back(where + ": a checkpoint without an id");
+        continue;
+      }
+      if (!by_id.emplace(*t.config.checkpoint_id, &t).second)
+        problems.push_back(where + ": checkpoint " + *t.config.checkpoint_id + " listed twice");
+    }
+    int firsts = 0;
+    std::map<std::string, int> children;
+    for (const auto& [id, t] : by_id) {
+      if (!t->parent_config || !t->parent_config->checkpoint_id) {
+        ++firsts;
+        continue;
+      }
+      const std::string& parent = *t->parent_config->checkpoint_id;
+      auto p = by_id.find(parent);
+      if (p == by_id.end()) {
+        problems.push_back(where + ": checkpoint " + id + " has parent " + parent + ", which is not stored");
+        continue;
+      }
+      if (++children[parent] == 2) problems.push_back(where + ": checkpoint " + parent + " has two children (a fork)");
+      if (step_of(*t) <= step_of(*p->second))
+        problems.push_back(where + ": checkpoint " + id + " (step " + std::to_string(step_of(*t)) +
+                           ") does not come after its parent (step " + std::to_string(step_of(*p->second)) + ")");
+      if (parent >= id) problems.push_back(where + ": checkpoint " + id + " sorts before its parent " + parent);
+    }
+    if (firsts != 1) problems.push_back(where + ": " + std::to_string(firsts) + " checkpoints without a parent (want 1)");
+  }
+  return problems;
+}
+
+std::vector<Record> read_records(const std::string& path) {
+  std::vector<Record> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    Record r;
+    std::string status, pid, step, attempt;
+    if (!std::getline(fields, status, '\t') || !std::getline(fields, pid, '\t') ||
+        !std::getline(fields, r.thread, '\t') || !std::getline(fields, r.ns, '\t') ||
+        !std::getline(fields, r.task_id, '\t') || !std::getline(fields, r.node, '\t') ||
+        !std::getline(fields, step, '\t') || !std::getline(fields, attempt))
+      throw std::runtime_error("torture: a torn line in the records file " + path + ": " + line);
+    r.ok = status == "ok";
+    r.pid = std::stol(pid);
+    r.step = std::stoll(step);
+    r.attempt = std::stoi(attempt);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Findings analyse(const std::vector<Record>& records, const std::vector<WorkerRun>& workers, const std::string& prefix,
+                 bool sync) {
+  Findings f;
+  std::map<long, const WorkerRun*> by_pid;
+  for (const auto& w : workers) by_pid[w.pid] = &w;
+  std::map<std::pair<long, std::string>, int> runs_in_process;
+  std::map<std::pair<long, std::string>, std::set<int64_t>> lost_steps;  // (pid, thread|ns) -> steps
+  for (const auto& r : records) {
+    if (r.thread.rfind(prefix, 0) != 0) continue;
+    auto w = by_pid.find(r.pid);
+    if (w == by_pid.end()) {
+      f.problems.push_back("a record of an unknown process " + std::to_string(r.pid));
+      continue;
+    }
+    if (!r.ok) {
+      ++f.failed_attempts;
+      continue;
+    }
+    ++f.executions;
+    const WorkerRun& run = *w->second;
+    std::string key = r.key();
+    if (run.before.saved.count(key)) {
+      ++f.duplicates;
+      f.problems.push_back("duplicate: " + key + " (" + r.node + ") ran in process " + std::to_string(r.pid) +
+                           " although its writes were saved before it started");
+    } else if (++runs_in_process[{r.pid, key}] > 1) {
+      ++f.duplicates;
+      f.problems.push_back("duplicate: " + key + " (" + r.node + ") ran twice in process " + std::to_string(r.pid));
+    }
+    if (!run.killed || run.after.saved.count(key)) continue;
+    // Its writes were not saved when the process died: it runs again. What is stored must be
+    // a prefix of what the run produced, so no later step of that thread may be stored.
+    ++f.lost;
+    std::string tn = r.thread + "|" + r.ns;
+    lost_steps[{r.pid, tn}].insert(r.step);
+    auto newest = run.after.newest_step.find(tn);
+    if (newest != run.after.newest_step.end() && r.step <= newest->second) {
+      ++f.holes;
+      f.problems.push_back("hole: " + key + " (" + r.node + ", step " + std::to_string(r.step) +
+                           ") ran but its writes were lost while step " + std::to_string(newest->second) +
+                           " is stored");
+    }
+  }
+  for (const auto& [k, steps] : lost_steps) {
+    f.max_lost_steps = std::max(f.max_lost_steps, static_cast<int>(steps.size()));
+    if (sync && steps.size() > 1) {
+      ++f.sync_violations;
+      f.problems.push_back("durability sync lost " + std::to_string(steps.size()) + " steps of " + k.second +
+                           " to one kill");
+    }
+  }
+  return f;
+}
+
+}  // namespace torture

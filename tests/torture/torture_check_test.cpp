@@ -1,0 +1,126 @@
+// The torture driver's checks find what they exist to find: duplicates, holes, a sync kill
+// losing two steps, and broken checkpoint chains (a checker that cannot fail proves nothing).
+#include <gtest/gtest.h>
+
+#include <superstep/checkpoint/memory_saver.hpp>
+
+#include "torture/torture_check.hpp"
+
+namespace {
+
+using torture::Record;
+using torture::WorkerRun;
+namespace sp = superstep;
+using sp::json;
+
+Record ok(long pid, const std::string& task, int64_t step, const std::string& ns = "-") {
+  return Record{true, pid, "t-1", ns, task, "work", step, 1};
+}
+
+TEST(TortureCheck, ACleanKillLosesOnlyTheStepUnderWay) {
+  WorkerRun killed{10, true, {}, {}};
+  killed.after.saved = {"t-1|-|a", "t-1|-|b"};
+  killed.after.newest_step["t-1|-"] = 2;
+  WorkerRun next{11, false, killed.after, {}};
+  // a and b (step 2) saved; c (step 3) ran but its writes were lost, then ran again.
+  std::vector<Record> records = {ok(10, "a", 2), ok(10, "b", 2), ok(10, "c", 3), ok(11, "c", 3)};
+  auto f = torture::analyse(records, {killed, next}, "t-", /*sync=*/true);
+  EXPECT_EQ(f.executions, 4);
+  EXPECT_EQ(f.lost, 1);
+  EXPECT_EQ(f.duplicates, 0);
+  EXPECT_EQ(f.holes, 0);
+  EXPECT_EQ(f.max_lost_steps, 1);
+  EXPECT_TRUE(f.problems.empty()) << f.problems.front();
+}
+
+TEST(TortureCheck, ATaskWhoseWritesWereSavedRunningAgainIsADuplicate) {
+  WorkerRun first{10, true, {}, {}};
+  first.after.saved = {"t-1|-|a"};
+  WorkerRun second{11, false, first.after, {}};
+  auto f = torture::analyse({ok(10, "a", 1), ok(11, "a", 1)}, {first, second}, "t-", true);
+  EXPECT_EQ(f.duplicates, 1);
+  ASSERT_EQ(f.problems.size(), 1u);
+  EXPECT_NE(f.problems[0].find("t-1|-|a"), std::string::npos);
+
+  // Twice in one process is a duplicate too.
+  WorkerRun alone{12, false, {}, {}};
+  EXPECT_EQ(torture::analyse({ok(12, "b", 1), ok(12, "b", 1)}, {alone}, "t-", true).duplicates, 1);
+}
+
+TEST(TortureCheck, ALostStepOlderThanAStoredOneIsAHole) {
+  WorkerRun killed{10, true, {}, {}};
+  killed.after.saved = {"t-1|-|b"};
+  killed.after.newest_step["t-1|-"] = 3;
+  auto f = torture::analyse({ok(10, "a", 2), ok(10, "b", 3)}, {killed}, "t-", false);
+  EXPECT_EQ(f.holes, 1);
+  EXPECT_EQ(f.lost, 1);
+}
+
+TEST(TortureCheck, SyncDurabilityMayLoseOneStepAsyncMayLoseMore) {
+  WorkerRun killed{10, true, {}, {}};
+  killed.after.newest_step["t-1|-"] = 1;
+  std::vector<Record> records = {ok(10, "a", 2), ok(10, "b", 3)};
+  auto sync = torture::analyse(records, {killed}, "t-", true);
+  EXPECT_EQ(sync.sync_violations, 1);
+  EXPECT_EQ(sync.max_lost_steps, 2);
+  auto async = torture::analyse(records, {killed}, "t-", false);
+  EXPECT_EQ(async.sync_violations, 0);
+  EXPECT_EQ(async.holes, 0);
+  EXPECT_TRUE(async.problems.empty());
+  // Namespaces count apart: a subgraph's step lost with its parent's is one step of each.
+  std::vector<Record> nested = {ok(10, "a", 2), ok(10, "s", 1, "sub:x")};
+  EXPECT_EQ(torture::analyse(nested, {killed}, "t-", true).sync_violations, 0);
+}
+
+TEST(TortureCheck, RecordsOfOtherRunsAreIgnoredAndUnknownProcessesReported) {
+  WorkerRun w{10, false, {}, {}};
+  Record other = ok(10, "a", 1);
+  other.thread = "elsewhere-1";
+  EXPECT_EQ(torture::analyse({other}, {w}, "t-", true).executions, 0);
+  EXPECT_EQ(torture::analyse({ok(99, "a", 1)}, {w}, "t-", true).problems.size(), 1u);
+}
+
+sp::Checkpoint checkpoint(const std::string& id) {
+  sp::Checkpoint c;
+  c.id = id;
+  c.ts = "2026-11-26T00:00:00+00:00";
+  return c;
+}
+
+std::string put(sp::CheckpointSaver& s, std::optional<std::string> parent, const std::string& id, int step) {
+  sp::CheckpointConfig cfg{"t-1", "", std::move(parent)};
+  return *s.put(cfg, checkpoint(id), json{{"step", step}}, json::object()).checkpoint_id;
+}
+
+TEST(TortureCheck, ChainsAreCheckedForForksMissingParentsAndSteps) {
+  sp::InMemorySaver good;
+  put(good, std::nullopt, "1", -1);
+  put(good, "1", "2", 0);
+  put(good, "2", "3", 1);
+  EXPECT_TRUE(torture::check_chain(good, "t-1").empty());
+
+  sp::InMemorySaver fork;
+  put(fork, std::nullopt, "1", -1);
+  put(fork, "1", "2", 0);
+  put(fork, "1", "3", 0);
+  auto p = torture::check_chain(fork, "t-1");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("two children"), std::string::npos);
+
+  sp::InMemorySaver orphan;
+  put(orphan, std::nullopt, "1", -1);
+  put(orphan, "0", "2", 0);  // its parent was never stored
+  p = torture::check_chain(orphan, "t-1");
+  ASSERT_FALSE(p.empty());
+  EXPECT_NE(p[0].find("not stored"), std::string::npos);
+
+  sp::InMemorySaver steps;
+  put(steps, std::nullopt, "1", 3);
+  put(steps, "1", "2", 3);
+  EXPECT_EQ(torture::check_chain(steps, "t-1").size(), 1u);
+
+  sp::InMemorySaver none;
+  EXPECT_EQ(torture::check_chain(none, "t-1").size(), 1u);
+}
+
+}  // namespace
