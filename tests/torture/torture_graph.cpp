@@ -91,8 +91,13 @@ json answer_for(const json& interrupt_value) {
   return json{{"approved", interrupt_value.value("seed", 0) % 2 == 0}, {"by", "torture"}};
 }
 
-sp::CompiledStateGraph build(std::shared_ptr<sp::CheckpointSaver> saver, std::shared_ptr<Recorder> rec,
+sp::CompiledStateGraph build(std::shared_ptr<sp::CheckpointSaver> saver, std::shared_ptr<Recorder> recorder,
                              std::shared_ptr<sp::ThreadPool> pool) {
+  return build(sp::CompileOptions{.executor = std::move(pool), .checkpointer = std::move(saver)}, std::move(recorder));
+}
+
+sp::CompiledStateGraph build(sp::CompileOptions options, std::shared_ptr<Recorder> rec) {
+  const std::shared_ptr<sp::ThreadPool>& pool = options.executor;
   sp::NodeOptions retried;
   retried.retry = quick_retry();
 
@@ -149,7 +154,8 @@ sp::CompiledStateGraph build(std::shared_ptr<sp::CheckpointSaver> saver, std::sh
     return s.value("rounds", 0) < 1 + s.value("seed", 0) % 3 ? sp::Route("loop") : sp::Route(sp::END);
   });
   g.add_edge(sp::START, "plan");
-  return g.compile({.executor = std::move(pool), .checkpointer = std::move(saver), .name = "torture"});
+  options.name = "torture";
+  return g.compile(std::move(options));
 }
 
 json drive(const sp::CompiledStateGraph& app, const std::string& thread_id, int seed, sp::Durability durability) {

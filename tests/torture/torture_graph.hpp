@@ -48,7 +48,10 @@ bool planned_failure(const std::string& thread, const std::string& task_id, int 
 /// The answer a thread's `ask` node gets for its interrupt.
 json answer_for(const json& interrupt_value);
 
-/// The torture graph on `saver` (nullptr: no checkpointer).
+/// The torture graph, compiled with `options` (its checkpointer and executor; the name is
+/// "torture").
+sp::CompiledStateGraph build(sp::CompileOptions options, std::shared_ptr<Recorder> recorder);
+/// The same on `saver` and `pool`.
 sp::CompiledStateGraph build(std::shared_ptr<sp::CheckpointSaver> saver, std::shared_ptr<Recorder> recorder,
                              std::shared_ptr<sp::ThreadPool> pool);
 

@@ -21,12 +21,15 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
+#include <set>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 #include <superstep/checkpoint/postgres_saver.hpp>
 #include <superstep/checkpoint/sqlite_saver.hpp>
+#include <superstep/server/server.hpp>
 
 #include "torture/torture_check.hpp"
 #include "torture/torture_graph.hpp"
@@ -164,6 +167,7 @@ class Driver {
       // The process died; its raised counter says whether it died inside a saver's write.
       if (flag_->exchange(0) > 0) ++f.kills_in_write;
       w.after = torture::take_snapshot(*saver_, threads_of(w.batch));
+      next_before_ = w.after;  // nothing ran since: the next worker starts from it
       workers_.push_back(std::move(w));
     }
     finish_batch(batch);
@@ -193,7 +197,8 @@ class Driver {
   Worker start(int batch) {
     Worker w;
     w.batch = batch;
-    w.before = torture::take_snapshot(*saver_, threads_of(batch));
+    w.before = next_before_ ? std::move(*next_before_) : torture::take_snapshot(*saver_, threads_of(batch));
+    next_before_.reset();
     std::vector<std::string> args = {self_,
                                      "worker",
                                      "--saver",
@@ -315,6 +320,7 @@ class Driver {
   std::atomic<int>* flag_ = nullptr;
   std::shared_ptr<sp::CheckpointSaver> saver_;
   std::vector<Worker> workers_;
+  std::optional<torture::Snapshot> next_before_;
   int reported_ = 0;
 };
 
@@ -329,6 +335,226 @@ std::string postgres_dsn(const std::string& given) {
   }
   return "";
 }
+
+// --- the server under kills (superstep-torture --server) ---
+
+struct ServeArgs {
+  std::string database, records, flag;
+  unsigned short port = 0;
+};
+
+// `superstep-torture serve`: the torture graph behind superstep::server, its checkpoint writes
+// watched as the worker's are. Prints its URL, serves until SIGTERM (or a SIGKILL).
+int run_serve(const ServeArgs& a) {
+  auto recorder = std::make_shared<torture::Recorder>(a.records);
+  std::atomic<int>* flag = map_flag(a.flag);
+  sp::server::Server server({.database = a.database, .port = a.port, .log = false});
+  server.add_graph("torture", [&](const sp::CompileOptions& o) {
+    sp::CompileOptions watched = o;
+    if (o.checkpointer) watched.checkpointer = std::make_shared<torture::WatchedSaver>(o.checkpointer, flag);
+    return torture::build(std::move(watched), recorder);
+  });
+  server.start();
+  std::cout << server.url() << std::endl;
+  server.run();
+  server.stop();
+  return 0;
+}
+
+class ServerDriver {
+ public:
+  ServerDriver(std::string self, fs::path dir, Store store, std::string client, double window_ms, uint64_t seed)
+      : self_(std::move(self)), dir_(std::move(dir)), store_(std::move(store)), client_(std::move(client)),
+        window_ms_(window_ms), rng_(seed) {
+    fs::create_directories(dir_);
+    records_ = (dir_ / "records").string();
+    flag_path_ = (dir_ / "writing").string();
+    log_ = (dir_ / "server.log").string();
+    threads_file_ = (dir_ / "threads").string();
+    stop_file_ = (dir_ / "stop").string();
+    flag_ = map_flag(flag_path_);
+    if (store_.kind == "sqlite") store_.db = (dir_ / "server.db").string();
+  }
+
+  Figures run(int kills_wanted) {
+    Figures f;
+    f.name = "server (" + store_.kind + ", SDK)";
+    auto started = Clock::now();
+    saver_ = open_saver(store_);
+    Worker server = start_server();
+    pid_t client = start_client();
+    std::uniform_real_distribution<double> when(0, window_ms_ * 1000);
+    while (f.kills < kills_wanted) {
+      int status = 0;
+      if (::waitpid(client, &status, WNOHANG) == client)
+        throw std::runtime_error("torture: the SDK client ended early (status " + std::to_string(status) + "); see " +
+                                 log_);
+      std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(when(rng_))));
+      ::kill(server.pid, SIGKILL);
+      ::waitpid(server.pid, &status, 0);
+      server.killed = true;
+      ++f.kills;
+      if (flag_->exchange(0) > 0) ++f.kills_in_write;
+      server.after = snapshot();
+      torture::Snapshot now = server.after;  // nothing ran since: the next server starts from it
+      servers_.push_back(std::move(server));
+      server = start_server(std::move(now));
+    }
+    std::ofstream(stop_file_) << "stop\n";
+    int status = 0;
+    if (!wait_exit(client, std::chrono::seconds(300), &status) || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      throw std::runtime_error("torture: the SDK client did not finish its threads (status " +
+                               std::to_string(status) + "); see " + log_);
+    ::kill(server.pid, SIGTERM);
+    ::waitpid(server.pid, &status, 0);
+    servers_.push_back(std::move(server));
+    f.workers = static_cast<int>(servers_.size());
+    check(f);
+    f.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    f.calibration_ms = window_ms_;
+    return f;
+  }
+
+  void cleanup(bool keep) {
+    if (store_.kind == "postgres" && !keep && saver_)
+      for (const auto& [thread, seed] : threads()) saver_->delete_thread(thread);
+    saver_.reset();
+    if (!keep) fs::remove_all(dir_);
+  }
+
+ private:
+  // The threads the client created (it names each in the threads file before creating it).
+  torture::Snapshot snapshot() {
+    std::vector<std::string> mine;
+    for (const auto& [thread, seed] : threads()) mine.push_back(thread);
+    return torture::take_snapshot(*saver_, mine);
+  }
+
+  static bool wait_exit(pid_t pid, std::chrono::seconds limit, int* status) {
+    auto deadline = Clock::now() + limit;
+    while (Clock::now() < deadline) {
+      if (::waitpid(pid, status, WNOHANG) == pid) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, status, 0);
+    return false;
+  }
+
+  Worker start_server(std::optional<torture::Snapshot> before = std::nullopt) {
+    Worker w;
+    w.before = before ? std::move(*before) : snapshot();
+    std::string db = store_.kind == "postgres" ? store_.dsn : store_.db;
+    std::vector<std::string> args = {self_,     "serve",    "--db",   db,        "--port", std::to_string(port_),
+                                     "--records", records_, "--flag", flag_path_};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int out[2];
+    if (::pipe(out) != 0) throw std::runtime_error("torture: pipe");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    posix_spawn_file_actions_addopen(&actions, 2, log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int rc = posix_spawn(&w.pid, self_.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(out[1]);
+    if (rc != 0) throw std::runtime_error("torture: cannot start the server (" + self_ + ")");
+    std::string line;
+    char ch;
+    while (::read(out[0], &ch, 1) == 1 && ch != '\n') line.push_back(ch);
+    ::close(out[0]);
+    auto colon = line.rfind(':');
+    if (line.rfind("http://", 0) != 0 || colon == std::string::npos) {
+      int status = 0;
+      ::kill(w.pid, SIGKILL);
+      ::waitpid(w.pid, &status, 0);
+      throw std::runtime_error("torture: the server did not start (printed '" + line + "', status " +
+                               std::to_string(status) + "); see " + log_);
+    }
+    port_ = static_cast<unsigned short>(std::stoi(line.substr(colon + 1)));
+    url_ = line;
+    return w;
+  }
+
+  pid_t start_client() {
+    std::vector<std::string> args = {"node", client_, url_, threads_file_, stop_file_, "4"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, (dir_ / "client.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    pid_t pid = 0;
+    int rc = posix_spawnp(&pid, "node", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("torture: cannot start node (the SDK client " + client_ + ")");
+    return pid;
+  }
+
+  std::vector<std::pair<std::string, int>> threads() const {
+    std::vector<std::pair<std::string, int>> out;
+    std::ifstream in(threads_file_);
+    std::string id, seed;
+    while (std::getline(in, id, '\t') && std::getline(in, seed)) out.emplace_back(id, std::stoi(seed));
+    return out;
+  }
+
+  void check(Figures& f) {
+    std::vector<torture::WorkerRun> runs;
+    for (const auto& w : servers_) runs.push_back({w.pid, w.killed, w.before, w.after});
+    auto found = torture::analyse(torture::read_records(records_), runs, "", /*sync=*/true);
+    f.executions = found.executions;
+    f.failed_attempts = found.failed_attempts;
+    f.lost = found.lost;
+    f.duplicates = found.duplicates;
+    f.holes = found.holes;
+    f.max_lost_steps = found.max_lost_steps;
+    f.sync_violations = found.sync_violations;
+    f.other_problems = static_cast<int>(found.problems.size()) -
+                       static_cast<int>(found.duplicates + found.holes + found.sync_violations);
+    for (const auto& p : found.problems) report(p);
+    auto pool = std::make_shared<sp::ThreadPool>(2);
+    auto ref_recorder = std::make_shared<torture::Recorder>((dir_ / "reference-records").string());
+    auto reference = torture::build(std::make_shared<sp::InMemorySaver>(), ref_recorder, pool);
+    auto stored = torture::build(saver_, ref_recorder, pool);
+    for (const auto& [thread, seed] : threads()) {
+      ++f.threads;
+      for (const auto& p : torture::check_chain(*saver_, thread)) {
+        ++f.chain_problems;
+        report("chain: " + p);
+      }
+      sp::RunConfig cfg;
+      cfg.thread_id = thread;
+      sp::StateSnapshot snap = stored.get_state(cfg);
+      json want = torture::drive(reference, "reference-" + std::to_string(seed), seed, sp::Durability::sync);
+      if (!snap.tasks.empty() || snap.values != want) {
+        ++f.state_mismatches;
+        report("state of " + thread + ": " + snap.values.dump() + " (" + std::to_string(snap.tasks.size()) +
+               " tasks left), want " + want.dump());
+      }
+    }
+  }
+
+  void report(const std::string& problem) {
+    if (++reported_ <= 20) std::cerr << "superstep-torture: " << problem << "\n";
+  }
+
+  std::string self_;
+  fs::path dir_;
+  Store store_;
+  std::string client_;
+  double window_ms_;
+  std::mt19937_64 rng_;
+  std::string records_, flag_path_, log_, threads_file_, stop_file_, url_;
+  unsigned short port_ = 0;
+  std::atomic<int>* flag_ = nullptr;
+  std::shared_ptr<sp::CheckpointSaver> saver_;
+  std::vector<Worker> servers_;
+  int reported_ = 0;
+};
 
 std::string self_path(const char* argv0) {
   std::error_code ec;
@@ -378,10 +604,25 @@ int main(int argc, char** argv) {
   worker->add_option("--to", w.to)->required();
   worker->add_option("--records", w.records)->required();
   worker->add_option("--flag", w.flag)->required();
+  ServeArgs serve_args;
+  auto* serve = cli.add_subcommand("serve", "serves the torture graph (started by the driver with --server)");
+  serve->add_option("--db", serve_args.database)->required();
+  serve->add_option("--port", serve_args.port);
+  serve->add_option("--records", serve_args.records)->required();
+  serve->add_option("--flag", serve_args.flag)->required();
+
+  bool server_mode = false;
+  double window_ms = 400;
+  std::string client = SUPERSTEP_TORTURE_CLIENT;
+  cli.add_flag("--server", server_mode,
+               "kill `superstep serve`-like servers of the torture graph under runs the official JS SDK drives");
+  cli.add_option("--window-ms", window_ms, "--server: kills land uniformly within this long after a start");
+  cli.add_option("--client", client, "--server: the SDK client script (needs its node_modules)");
   CLI11_PARSE(cli, argc, argv);
 
   try {
     if (*worker) return run_worker(w);
+    if (*serve) return run_serve(serve_args);
 
     if (seed == 0) seed = static_cast<uint64_t>(Clock::now().time_since_epoch().count());
     fs::path root = dir.empty() ? fs::temp_directory_path() / ("superstep-torture-" + std::to_string(::getpid())) : fs::path(dir);
@@ -400,6 +641,14 @@ int main(int argc, char** argv) {
           std::cerr << "superstep-torture: no PostgreSQL: pass --dsn, or set SUPERSTEP_PG_DSN\n";
           return 2;
         }
+      }
+      if (server_mode) {
+        ServerDriver driver(self_path(argv[0]), root / ("server-" + kind), store, client, window_ms, seed++);
+        Figures f = driver.run(kills);
+        print(f);
+        ok = ok && f.ok();
+        driver.cleanup(keep || !f.ok());
+        continue;
       }
       for (const auto& d : durabilities) {
         fs::path sub = root / (kind + "-" + d);
