@@ -92,6 +92,7 @@ std::vector<Record> read_records(const std::string& path) {
         !std::getline(fields, step, '\t') || !std::getline(fields, attempt))
       throw std::runtime_error("torture: a torn line in the records file " + path + ": " + line);
     r.ok = status == "ok";
+    r.done = status == "done";
     r.pid = std::stol(pid);
     r.step = std::stoll(step);
     r.attempt = std::stoi(attempt);
@@ -107,11 +108,17 @@ Findings analyse(const std::vector<Record>& records, const std::vector<WorkerRun
   for (const auto& w : workers) by_pid[w.pid] = &w;
   std::map<std::pair<long, std::string>, int> runs_in_process;
   std::map<std::pair<long, std::string>, std::set<int64_t>> lost_steps;  // (pid, thread|ns) -> steps
+  std::map<std::string, long> finished;  // thread -> the process its run returned finished in
+  std::vector<const Record*> lost_records;
   for (const auto& r : records) {
     if (r.thread.rfind(prefix, 0) != 0) continue;
     auto w = by_pid.find(r.pid);
     if (w == by_pid.end()) {
       f.problems.push_back("a record of an unknown process " + std::to_string(r.pid));
+      continue;
+    }
+    if (r.done) {
+      finished.emplace(r.thread, r.pid);
       continue;
     }
     if (!r.ok) {
@@ -120,6 +127,13 @@ Findings analyse(const std::vector<Record>& records, const std::vector<WorkerRun
     }
     ++f.executions;
     const WorkerRun& run = *w->second;
+    // Its thread's run already returned (in an earlier process): everything is stored, so
+    // nothing may run again, whatever the durability.
+    if (auto fin = finished.find(r.thread); fin != finished.end() && fin->second != r.pid) {
+      ++f.after_return;
+      f.problems.push_back("after return: " + r.key() + " (" + r.node + ") ran in process " + std::to_string(r.pid) +
+                           " after the thread's run returned finished in process " + std::to_string(fin->second));
+    }
     std::string key = r.key();
     if (run.before.saved.count(key)) {
       ++f.duplicates;
@@ -133,6 +147,7 @@ Findings analyse(const std::vector<Record>& records, const std::vector<WorkerRun
     // Its writes were not saved when the process died: it runs again. What is stored must be
     // a prefix of what the run produced, so no later step of that thread may be stored.
     ++f.lost;
+    lost_records.push_back(&r);
     std::string tn = r.thread + "|" + r.ns;
     lost_steps[{r.pid, tn}].insert(r.step);
     auto newest = run.after.newest_step.find(tn);
@@ -143,6 +158,14 @@ Findings analyse(const std::vector<Record>& records, const std::vector<WorkerRun
                            " is stored");
     }
   }
+  // A run that returned has stored everything (durability async included): a kill after that
+  // must not lose any of its thread's executions.
+  for (const Record* r : lost_records)
+    if (auto fin = finished.find(r->thread); fin != finished.end() && fin->second == r->pid) {
+      ++f.after_return;
+      f.problems.push_back("after return: " + r->key() + " (" + r->node + ") was lost to a kill of process " +
+                           std::to_string(r->pid) + " after the thread's run returned there");
+    }
   for (const auto& [k, steps] : lost_steps) {
     f.max_lost_steps = std::max(f.max_lost_steps, static_cast<int>(steps.size()));
     if (sync && steps.size() > 1) {

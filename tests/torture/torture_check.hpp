@@ -37,6 +37,7 @@ struct Record {
   std::string thread, ns, task_id, node;
   int64_t step = 0;
   int attempt = 0;
+  bool done = false;  ///< a `done` line: the thread's run returned finished in process `pid`
   std::string key() const { return thread + "|" + ns + "|" + task_id; }
 };
 
@@ -58,12 +59,14 @@ struct Findings {
   long holes = 0;            ///< lost executions of a step older than one stored
   int max_lost_steps = 0;    ///< the most steps of one thread's namespace one kill lost
   int sync_violations = 0;   ///< kills that lost more than one step (durability sync)
+  long after_return = 0;     ///< executions lost, or run again, after their thread's run returned
   std::vector<std::string> problems;
 };
 
 /// Checks the records of threads starting with `prefix`: no task whose writes were saved
 /// before a worker started runs in it, none runs twice in one worker, what a kill loses is a
-/// suffix of the run (no hole), and with `sync` at most one step per thread and namespace.
+/// suffix of the run (no hole), with `sync` at most one step per thread and namespace, and
+/// nothing of a thread whose run returned finished is lost or runs again.
 Findings analyse(const std::vector<Record>& records, const std::vector<WorkerRun>& workers, const std::string& prefix,
                  bool sync);
 

@@ -72,6 +72,19 @@ TEST(TortureCheck, SyncDurabilityMayLoseOneStepAsyncMayLoseMore) {
   EXPECT_EQ(torture::analyse(nested, {killed}, "t-", true).sync_violations, 0);
 }
 
+TEST(TortureCheck, NothingOfAThreadWhoseRunReturnedIsLostOrRunsAgain) {
+  Record done{false, 10, "t-1", "-", "-", "-", 0, 0, /*done=*/true};
+  WorkerRun killed{10, true, {}, {}};
+  WorkerRun next{11, false, {}, {}};
+  // Its run returned in process 10, then process 11 ran one of its tasks again.
+  auto f = torture::analyse({ok(10, "a", 1), done, ok(11, "b", 2)}, {killed, next}, "t-", false);
+  EXPECT_EQ(f.after_return, 2);  // a was lost to the kill after the return, b ran after it
+  // The same without the return: a lost execution and a resumed one are fine.
+  f = torture::analyse({ok(10, "a", 1), ok(11, "a", 1)}, {killed, next}, "t-", false);
+  EXPECT_EQ(f.after_return, 0);
+  EXPECT_TRUE(f.problems.empty());
+}
+
 TEST(TortureCheck, RecordsOfOtherRunsAreIgnoredAndUnknownProcessesReported) {
   WorkerRun w{10, false, {}, {}};
   Record other = ok(10, "a", 1);

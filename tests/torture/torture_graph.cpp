@@ -72,6 +72,12 @@ int Recorder::begin(const sp::Runtime& rt) {
 
 void Recorder::done(const sp::Runtime& rt, int attempt) { write_line(true, rt, attempt); }
 
+void Recorder::finished(const std::string& thread) {
+  std::string line = "done\t" + std::to_string(::getpid()) + "\t" + thread + "\t-\t-\t-\t0\t0\n";
+  if (::write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+    throw std::runtime_error("torture: cannot write the records file");
+}
+
 void Recorder::write_line(bool ok, const sp::Runtime& rt, int attempt) {
   const std::string& ns = rt.config().checkpoint_ns;
   std::string line = std::string(ok ? "ok" : "fail") + "\t" + std::to_string(::getpid()) + "\t" +

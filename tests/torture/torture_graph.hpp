@@ -20,7 +20,7 @@ namespace sp = superstep;
 using sp::json;
 
 /// Writes the records file: `ok|fail <TAB> pid <TAB> thread <TAB> ns <TAB> task id <TAB> node
-/// <TAB> step <TAB> attempt`. Thread-safe.
+/// <TAB> step <TAB> attempt`, and `done <TAB> pid <TAB> thread` lines. Thread-safe.
 class Recorder {
  public:
   explicit Recorder(const std::string& path);
@@ -33,6 +33,8 @@ class Recorder {
   int begin(const sp::Runtime& rt);
   /// Called last in every node, right before it returns: records the execution as `ok`.
   void done(const sp::Runtime& rt, int attempt);
+  /// Called by the worker when a thread's run returned finished: `done`, with this process's id.
+  void finished(const std::string& thread);
 
  private:
   void write_line(bool ok, const sp::Runtime& rt, int attempt);

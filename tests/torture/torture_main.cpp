@@ -90,6 +90,7 @@ int run_worker(const WorkerArgs& a) {
     threads.emplace_back([&, t] {
       try {
         torture::drive(app, thread_name(a.prefix, t), t, durability_of(a.durability));
+        recorder->finished(thread_name(a.prefix, t));  // the run returned: all of it is stored
       } catch (const std::exception& e) {
         errors[static_cast<std::size_t>(t - a.from)] = thread_name(a.prefix, t) + ": " + e.what();
       }
@@ -109,12 +110,12 @@ int run_worker(const WorkerArgs& a) {
 struct Figures {
   std::string name;
   int kills = 0, kills_in_write = 0, batches = 0, threads = 0, workers = 0;
-  long executions = 0, failed_attempts = 0, lost = 0, duplicates = 0, holes = 0;
+  long executions = 0, failed_attempts = 0, lost = 0, duplicates = 0, holes = 0, after_return = 0;
   int max_lost_steps = 0, sync_violations = 0, chain_problems = 0, state_mismatches = 0, other_problems = 0;
   double seconds = 0, calibration_ms = 0;
   bool ok() const {
-    return duplicates == 0 && holes == 0 && sync_violations == 0 && chain_problems == 0 && state_mismatches == 0 &&
-           other_problems == 0;
+    return duplicates == 0 && holes == 0 && sync_violations == 0 && after_return == 0 && chain_problems == 0 &&
+           state_mismatches == 0 && other_problems == 0;
   }
 };
 
@@ -280,8 +281,9 @@ class Driver {
     f.holes = found.holes;
     f.max_lost_steps = found.max_lost_steps;
     f.sync_violations = found.sync_violations;
+    f.after_return = found.after_return;
     f.other_problems = static_cast<int>(found.problems.size()) -
-                       static_cast<int>(found.duplicates + found.holes + found.sync_violations);
+                       static_cast<int>(found.duplicates + found.holes + found.sync_violations + found.after_return);
     for (const auto& p : found.problems) report(p);
     // Every thread: finished, a valid chain, the reference's final state.
     auto pool = std::make_shared<sp::ThreadPool>(2);
@@ -513,8 +515,9 @@ class ServerDriver {
     f.holes = found.holes;
     f.max_lost_steps = found.max_lost_steps;
     f.sync_violations = found.sync_violations;
+    f.after_return = found.after_return;
     f.other_problems = static_cast<int>(found.problems.size()) -
-                       static_cast<int>(found.duplicates + found.holes + found.sync_violations);
+                       static_cast<int>(found.duplicates + found.holes + found.sync_violations + found.after_return);
     for (const auto& p : found.problems) report(p);
     auto pool = std::make_shared<sp::ThreadPool>(2);
     auto ref_recorder = std::make_shared<torture::Recorder>((dir_ / "reference-records").string());
@@ -568,7 +571,7 @@ void print(const Figures& f) {
             << f.failed_attempts << " planned failures retried), " << f.lost
             << " executions lost to a kill and run again (at most " << f.max_lost_steps
             << " steps of a thread per kill), duplicates " << f.duplicates << ", holes " << f.holes
-            << ", chain problems " << f.chain_problems << ", final states differing " << f.state_mismatches << "; "
+            << ", lost after return " << f.after_return << ", chain problems " << f.chain_problems << ", final states differing " << f.state_mismatches << "; "
             << std::fixed << std::setprecision(1) << f.seconds << " s (kills drawn over " << f.calibration_ms
             << " ms)" << (f.ok() ? "" : "  FAILED") << std::endl;
 }
