@@ -62,14 +62,22 @@ void Server::start() {
                        {"Access-Control-Expose-Headers", "content-location, location, x-pagination-next, x-pagination-total"}};
   s.listener = std::make_unique<http::Listener>(
       s.io, lo, [routes = s.routes.get()](http::Request& req, http::Conn& conn) { return routes->handle(req, conn); });
-  std::size_t n = std::max<std::size_t>(1, s.options.io_threads);
-  for (std::size_t i = 0; i < n; ++i) s.threads.emplace_back([&s] { s.io.run(); });
   s.started = true;
+  // The port is bound and listening, but nothing is accepted before the store is open: the
+  // HTTP threads start after open(), and clients that connect meanwhile wait in the listen
+  // backlog. (Serving first let a client retrying through a restart reach the records before
+  // they existed, and crash the new process: found by superstep-torture --server.)
+  std::exception_ptr failed;
   try {
     s.core->open();
   } catch (...) {
+    failed = std::current_exception();
+  }
+  std::size_t n = std::max<std::size_t>(1, s.options.io_threads);
+  for (std::size_t i = 0; i < n; ++i) s.threads.emplace_back([&s] { s.io.run(); });
+  if (failed) {
     stop();
-    throw;
+    std::rethrow_exception(failed);
   }
 }
 

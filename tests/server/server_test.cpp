@@ -1,6 +1,8 @@
 // The server's storage, queue and status logic, over real HTTP on loopback (cpp-httplib's
 // client) against an in-process superstep::server::Server on a fresh SQLite file. The JS suite
 // (tests/server/js) drives the same server with the official SDK.
+#include <sqlite3.h>
+
 #include "server/server_fixture.hpp"
 
 namespace {
@@ -342,3 +344,47 @@ TEST_F(ServerTest, UpdateStateIs409WhileARunIsInFlight) {
 }
 
 }  // namespace
+
+// A client that connects while the server is still opening its database (a client retrying
+// through a restart) waits until it is open, then gets its answer. Before, the HTTP threads
+// served from the moment the port was bound and such a request reached the records before they
+// existed: a crash, found by superstep-torture --server. Another connection holding the
+// database locked keeps the server's open waiting (on SQLite's busy timeout) meanwhile.
+TEST_F(ServerTest, ARequestArrivingWhileTheServerOpensWaitsForIt) {
+  int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::getsockname(probe, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  ::close(probe);
+  const unsigned short port = ntohs(addr.sin_port);
+
+  sqlite3* lock = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &lock), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(lock, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+
+  sp::server::ServerOptions o;
+  o.database = db_;
+  o.port = port;
+  o.log = false;
+  sp::server::Server server(o);
+  server.add_graph("approval", approval);
+  std::thread starter([&] { server.start(); });
+  std::thread unlock([&] {
+    std::this_thread::sleep_for(600ms);
+    sqlite3_exec(lock, "COMMIT", nullptr, nullptr, nullptr);
+  });
+  std::this_thread::sleep_for(200ms);  // start() is now waiting for the lock
+  httplib::Client early("127.0.0.1", port);
+  early.set_read_timeout(20, 0);
+  auto r = early.Post("/threads", R"({"metadata":{"early":true}})", "application/json");
+  unlock.join();
+  starter.join();
+  sqlite3_close(lock);
+  ASSERT_TRUE(r) << "no answer";
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(json::parse(r->body)["metadata"]["early"], true);
+  server.stop();
+}

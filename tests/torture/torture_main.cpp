@@ -3,6 +3,7 @@
 //
 //   superstep-torture [--kills N] [--saver sqlite|postgres|all] [--durability sync|async|all]
 //   superstep-torture worker ...        (started by the driver)
+#include <execinfo.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -345,9 +346,22 @@ struct ServeArgs {
   unsigned short port = 0;
 };
 
+// A crash of the served process prints its stack to stderr (the driver's server.log) before
+// the signal ends it, so a crash the kills provoke can be found afterwards.
+void print_stack_and_die(int sig) {
+  void* frames[64];
+  int n = ::backtrace(frames, 64);
+  const char msg[] = "superstep-torture serve: fatal signal; stack:\n";
+  (void)!::write(2, msg, sizeof msg - 1);
+  ::backtrace_symbols_fd(frames, n, 2);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
 // `superstep-torture serve`: the torture graph behind superstep::server, its checkpoint writes
 // watched as the worker's are. Prints its URL, serves until SIGTERM (or a SIGKILL).
 int run_serve(const ServeArgs& a) {
+  for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE}) ::signal(sig, print_stack_and_die);
   auto recorder = std::make_shared<torture::Recorder>(a.records);
   std::atomic<int>* flag = map_flag(a.flag);
   sp::server::Server server({.database = a.database, .port = a.port, .log = false});
