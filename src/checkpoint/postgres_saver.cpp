@@ -162,6 +162,16 @@ struct PostgresSaver::Impl {
     freed.notify_one();
   }
 
+  /// Closes the idle connections: after one broke (a server restart), the others did too, and a
+  /// retry must not borrow one of them.
+  void drop_idle() {
+    std::lock_guard lock(mutex);
+    open -= idle.size();
+    idle.clear();
+    claim_idle.clear();
+    freed.notify_all();
+  }
+
   /// Runs `fn(conn)`; when the connection broke (server restart, idle timeout), once more on a
   /// new one. Only for work that is safe to repeat: single statements and reads.
   template <class F>
@@ -172,6 +182,7 @@ struct PostgresSaver::Impl {
     } catch (const pq::Error& e) {
       if (!e.lost) throw;
     }
+    drop_idle();
     auto lease = borrow();
     return fn(*lease);
   }

@@ -158,12 +158,15 @@ bool Persistence::pause_after_step() {
 void Persistence::put_writes(const std::string& checkpoint_id, const std::string& task_id,
                              std::vector<std::pair<std::string, json>> writes) {
   CheckpointConfig cfg{current_.thread_id, current_.checkpoint_ns, checkpoint_id, run_id_};
+  auto doing = [&] { return "saving the writes of task '" + task_id + "' (checkpoint '" + checkpoint_id + "')"; };
   switch (durability_) {
     case Durability::sync:
-      saver_->put_writes(cfg, writes, task_id);
+      name_saver_failure(s_.g->name, cfg.thread_id, doing(), [&] { saver_->put_writes(cfg, writes, task_id); });
       break;
     case Durability::async:
-      queue_->push([s = saver_, cfg = std::move(cfg), w = std::move(writes), task_id] { s->put_writes(cfg, w, task_id); });
+      queue_->push([s = saver_, g = s_.g->name, doing = doing(), cfg = std::move(cfg), w = std::move(writes), task_id] {
+        name_saver_failure(g, cfg.thread_id, doing, [&] { s->put_writes(cfg, w, task_id); });
+      });
       break;
     case Durability::exit: {
       std::lock_guard lock(exit_mutex_);
@@ -306,11 +309,15 @@ void Persistence::store_checkpoint() {
 
   CheckpointConfig parent{current_.thread_id, current_.checkpoint_ns,
                           parent_ ? parent_->checkpoint_id : std::nullopt};
+  std::string doing = "saving checkpoint '" + c.id + "' (step " + metadata_.value("step", json(s_.step)).dump() + ")";
   if (durability_ == Durability::async) {
-    queue_->push([s = saver_, parent = std::move(parent), c = std::move(c), m = metadata_, nv = std::move(new_versions),
-                   d = std::move(deltas)] { s->put_with_deltas(parent, c, m, nv, d); });
+    queue_->push([s = saver_, g = s_.g->name, doing = std::move(doing), parent = std::move(parent), c = std::move(c),
+                  m = metadata_, nv = std::move(new_versions), d = std::move(deltas)] {
+      name_saver_failure(g, parent.thread_id, doing, [&] { s->put_with_deltas(parent, c, m, nv, d); });
+    });
   } else {
-    saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas);
+    name_saver_failure(s_.g->name, parent.thread_id, doing,
+                       [&] { saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas); });
   }
 }
 
@@ -392,8 +399,10 @@ void Persistence::finish_or_throw() {
     exit_dirty_ = false;
     std::lock_guard lock(exit_mutex_);
     for (auto& [task, writes] : exit_writes_)
-      saver_->put_writes(CheckpointConfig{current_.thread_id, current_.checkpoint_ns, s_.checkpoint_id(), run_id_}, writes,
-                         task);
+      name_saver_failure(s_.g->name, current_.thread_id, "saving the writes of task '" + task + "'", [&] {
+        saver_->put_writes(CheckpointConfig{current_.thread_id, current_.checkpoint_ns, s_.checkpoint_id(), run_id_},
+                           writes, task);
+      });
     exit_writes_.clear();
   }
   queue_->drain();
