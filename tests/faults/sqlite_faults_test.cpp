@@ -32,7 +32,11 @@ namespace {
 namespace sp = superstep;
 using sp::json;
 using fault_test::build;
+using fault_test::checkpoint_error;
+using fault_test::expect_history_readable;
 using fault_test::kSteps;
+using fault_test::stored_step;
+using fault_test::thread;
 using namespace std::chrono_literals;
 
 /// Runs `sql` on a connection of its own (another writer of the same file).
@@ -46,48 +50,6 @@ void exec_other(const std::string& path, const std::string& sql) {
   sqlite3_free(err);
   sqlite3_close(db);
   ASSERT_EQ(rc, SQLITE_OK) << sql << ": " << msg;
-}
-
-/// The error message of `f`'s CheckpointError; fails the test when it throws anything else or nothing.
-template <class F>
-std::string checkpoint_error(F&& f) {
-  try {
-    f();
-  } catch (const sp::CheckpointError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected a CheckpointError, got: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "expected a CheckpointError, the run succeeded";
-  return "";
-}
-
-sp::RunConfig thread(const std::string& id) { return sp::RunConfig{.thread_id = id}; }
-
-/// The state of thread `id` as stored: n of the latest checkpoint, and that its log is 1..n
-/// (no step lost or applied twice up to there) and its doc the one of step n.
-int stored_step(const sp::CompiledStateGraph& app, const std::string& id) {
-  json v = app.get_state(thread(id)).values;
-  int n = v.value("n", 0);
-  json log = json::array();
-  for (int i = 1; i <= n; ++i) log.push_back(i);
-  EXPECT_EQ(v.value("log", json::array()), log);
-  if (n > 0) {
-    EXPECT_EQ(v.value("doc", ""), fault_test::doc_of(n));
-  }
-  return n;
-}
-
-/// Every checkpoint of the history is readable and consistent (log 1..n for each).
-void expect_history_readable(const sp::CompiledStateGraph& app, const std::string& id, int newest) {
-  auto history = app.get_state_history(thread(id));
-  ASSERT_FALSE(history.empty());
-  EXPECT_LE(history.front().values.value("n", 0), newest);  // get_state also shows saved writes of the next step
-  for (const auto& snap : history) {
-    int n = snap.values.value("n", 0);
-    EXPECT_EQ(snap.values.value("log", json::array()).size(), static_cast<std::size_t>(n));
-  }
 }
 
 class SqliteFaults : public ::testing::Test {
