@@ -108,7 +108,10 @@ Target resolve(const std::shared_ptr<const internal::Program>& root, const RunCo
 std::optional<CheckpointTuple> load(const Target& target, const RunConfig& config) {
   auto tuple = internal::name_saver_failure(
       target.graph->name, config.thread_id,
-      config.checkpoint_id ? "reading checkpoint '" + *config.checkpoint_id + "'" : "reading its latest checkpoint",
+      [&] {
+        return config.checkpoint_id ? "reading checkpoint '" + *config.checkpoint_id + "'"
+                                    : std::string("reading its latest checkpoint");
+      },
       [&] { return target.saver()->get_tuple({config.thread_id, config.checkpoint_ns, config.checkpoint_id}); });
   if (config.checkpoint_id && !tuple)
     throw CheckpointError("graph '" + target.graph->name + "': thread '" + config.thread_id + "' has no checkpoint '" +
@@ -136,7 +139,7 @@ std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig
   q.before = std::move(before);
   q.limit = limit;
   q.as_changes = true;
-  auto tuples = internal::name_saver_failure(target.graph->name, config.thread_id, "reading its history",
+  auto tuples = internal::name_saver_failure(target.graph->name, config.thread_id, [] { return "reading its history"; },
                                              [&] { return target.saver()->list(q); });
   return internal::PregelLoop::history(target.graph, config, std::move(tuples), target.parent());
 }

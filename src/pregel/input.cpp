@@ -20,7 +20,7 @@ void Persistence::first(const json* input, const Command* command) {
                 "' already has a run in progress; wait for it to end before starting another");
   locked_ = true;
   try {
-    claim_ = name_saver_failure(s_.g->name, s_.config.thread_id, "claiming the thread",
+    claim_ = name_saver_failure(s_.g->name, s_.config.thread_id, [] { return "claiming the thread"; },
                                 [&] { return saver_->claim_thread(s_.config.thread_id, s_.config.checkpoint_ns); });
     if (!claim_)
       throw Error("graph '" + s_.g->name + "': thread '" + s_.config.thread_id +
@@ -37,7 +37,10 @@ void Persistence::load_and_apply_input(const json* input, const Command* command
   CheckpointConfig address{s_.config.thread_id, s_.config.checkpoint_ns, s_.config.checkpoint_id};
   std::optional<CheckpointTuple> tuple = name_saver_failure(
       s_.g->name, s_.config.thread_id,
-      s_.config.checkpoint_id ? "loading checkpoint '" + *s_.config.checkpoint_id + "'" : "loading its latest checkpoint",
+      [&] {
+        return s_.config.checkpoint_id ? "loading checkpoint '" + *s_.config.checkpoint_id + "'"
+                                       : std::string("loading its latest checkpoint");
+      },
       [&] { return saver_->get_tuple(address); });
   if (s_.config.checkpoint_id && !tuple)
     throw CheckpointError("graph '" + s_.g->name + "': thread '" + s_.config.thread_id + "' has no checkpoint '" +

@@ -30,12 +30,13 @@ namespace superstep::internal {
 
 /// Runs `fn`, a call to the saver for thread `thread` of graph `graph`; a failure it throws (a
 /// saver's CheckpointError, or any exception that is not a superstep::Error) is rethrown as a
-/// CheckpointError naming the graph, the thread and what was being done, then the saver's message:
-/// "graph 'g', thread 't': saving the checkpoint of step 3 failed: sqlite: database or disk is full".
-template <class F>
-auto name_saver_failure(const std::string& graph, const std::string& thread, const std::string& doing, F&& fn) {
+/// CheckpointError naming the graph, the thread and what was being done (`doing()`, called only
+/// then), followed by the saver's message:
+/// "graph 'g', thread 't': saving checkpoint '1f0...' (step 3) failed: sqlite: database or disk is full".
+template <class F, class D>
+auto name_saver_failure(const std::string& graph, const std::string& thread, D&& doing, F&& fn) {
   auto named = [&](const char* what) {
-    return CheckpointError("graph '" + graph + "', thread '" + thread + "': " + doing + " failed: " + what);
+    return CheckpointError("graph '" + graph + "', thread '" + thread + "': " + std::string(doing()) + " failed: " + what);
   };
   try {
     return fn();
