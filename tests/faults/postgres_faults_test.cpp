@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <utility>
@@ -52,7 +53,8 @@ std::string pg_bindir() {
   return shell("ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1").value_or("");
 }
 
-/// A private cluster for this test binary, started once, stopped and removed at the end.
+/// A private cluster: CTest's fixture "postgres_faults" (SUPERSTEP_FAULTS_PG_DIR), else one
+/// this process starts on first use and stops and removes at its end.
 class Cluster {
  public:
   static Cluster& get() {
@@ -61,7 +63,12 @@ class Cluster {
   }
   bool available() const { return !bin_.empty() && std::filesystem::exists(bin_ + "/pg_ctl"); }
   const std::string& dsn() {
+    if (dsn_.empty() && shared_) {
+      std::ifstream in(dir_ + "/dsn");
+      std::getline(in, dsn_);
+    }
     if (dsn_.empty()) {
+      shared_ = false;
       auto out = shell(std::string(SUPERSTEP_SOURCE_DIR) + "/scripts/pg-cluster start " + dir_);
       if (!out) throw std::runtime_error("scripts/pg-cluster start " + dir_ + " failed");
       dsn_ = out->substr(out->rfind('\n') == std::string::npos ? 0 : out->rfind('\n') + 1);
@@ -82,12 +89,17 @@ class Cluster {
     if (!shell(cmd)) throw std::runtime_error("pg_ctl " + what + " failed (" + dir_ + "/server.log)");
   }
   ~Cluster() {
-    if (!dsn_.empty()) shell(std::string(SUPERSTEP_SOURCE_DIR) + "/scripts/pg-cluster stop " + dir_);
+    if (!dsn_.empty() && !shared_) shell(std::string(SUPERSTEP_SOURCE_DIR) + "/scripts/pg-cluster stop " + dir_);
   }
 
  private:
-  Cluster() : bin_(pg_bindir()), dir_("/tmp/superstep-faults-pg-" + std::to_string(::getpid())) {}
+  Cluster() : bin_(pg_bindir()) {
+    const char* fixture = std::getenv("SUPERSTEP_FAULTS_PG_DIR");
+    shared_ = fixture && *fixture;
+    dir_ = shared_ ? fixture : "/tmp/superstep-faults-pg-" + std::to_string(::getpid());
+  }
   std::string bin_, dir_, dsn_;
+  bool shared_ = false;  // the fixture's: left running
 };
 
 /// A connection of the test's own, to hold locks and kill backends.
