@@ -100,12 +100,18 @@ class CheckpointError : public Error {
 /// server's message is quoted), or sent a reply that is not a valid chat completion.
 class ChatModelError : public Error {
  public:
-  explicit ChatModelError(const std::string& what, long status = 0) : Error(what), status_(status) {}
+  explicit ChatModelError(const std::string& what, long status = 0, bool transient = false)
+      : Error(what), status_(status), transient_(transient) {}
   /// The HTTP status, or 0 when no response arrived.
   long status() const noexcept { return status_; }
+  /// Whether trying again later may succeed: the connection failed, was cut or timed out, or the
+  /// server answered 408, 409, 429 or 5xx. The default RetryPolicy retries these (as
+  /// LangGraph's retries connection errors and 5xx), not a reply that is not a chat completion.
+  bool transient() const noexcept { return transient_; }
 
  private:
   long status_;
+  bool transient_;
 };
 
 /// A tool was called with arguments that do not match its schema.

@@ -156,7 +156,8 @@ struct RetryPolicy {
   int max_attempts = 3;
   bool jitter = true;
   /// Which failures are retried. Default: everything except superstep::Error (engine errors
-  /// such as InvalidUpdateError) and std::logic_error (programming errors).
+  /// such as InvalidUpdateError) and std::logic_error (programming errors), but a transient
+  /// ChatModelError (connection failed, cut or timed out; HTTP 408, 409, 429, 5xx) is retried.
   std::function<bool(std::exception_ptr)> retry_on;
 
   /// Whether `error` should be retried under this policy.

@@ -9,12 +9,14 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -111,6 +113,7 @@ struct PostgresSaver::Impl {
   std::string schema;                           // current_schema(), part of claim keys
   std::vector<std::unique_ptr<Conn>> claim_idle;  // connections for claims (guarded by mutex)
   std::size_t max_open = 4;
+  std::chrono::milliseconds reconnect_within{10000};
   std::mutex mutex;
   std::condition_variable freed;
   std::vector<std::unique_ptr<Conn>> idle;
@@ -162,8 +165,20 @@ struct PostgresSaver::Impl {
     freed.notify_one();
   }
 
-  /// Runs `fn(conn)`; when the connection broke (server restart, idle timeout), once more on a
-  /// new one. Only for work that is safe to repeat: single statements and reads.
+  /// Closes the idle connections: after one broke (a server restart), the others did too, and a
+  /// retry must not borrow one of them.
+  void drop_idle() {
+    std::lock_guard lock(mutex);
+    open -= idle.size();
+    idle.clear();
+    claim_idle.clear();
+    freed.notify_all();
+  }
+
+  /// Runs `fn(conn)`; when the connection broke (server restart, killed backend, idle timeout),
+  /// again on a new one, trying to connect for up to `reconnect_within` (a restarting server
+  /// refuses connections for a moment). Only for work that is safe to repeat: single statements
+  /// and reads.
   template <class F>
   auto with_conn(F&& fn) {
     try {
@@ -172,8 +187,19 @@ struct PostgresSaver::Impl {
     } catch (const pq::Error& e) {
       if (!e.lost) throw;
     }
-    auto lease = borrow();
-    return fn(*lease);
+    drop_idle();
+    const auto deadline = std::chrono::steady_clock::now() + reconnect_within;
+    std::chrono::milliseconds pause{20};
+    for (;;) {
+      try {
+        auto lease = borrow();
+        return fn(*lease);
+      } catch (const pq::Error& e) {
+        if (!e.no_server || std::chrono::steady_clock::now() + pause > deadline) throw;
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(500));
+    }
   }
 
   /// Runs `fn(conn)` inside one transaction.
@@ -371,9 +397,11 @@ struct PostgresSaver::Impl {
   }
 };
 
-PostgresSaver::PostgresSaver(const std::string& dsn, std::size_t pool_size) : impl_(std::make_unique<Impl>()) {
+PostgresSaver::PostgresSaver(const std::string& dsn, std::size_t pool_size, std::chrono::milliseconds reconnect_within)
+    : impl_(std::make_unique<Impl>()) {
   impl_->dsn = dsn;
   impl_->max_open = pool_size == 0 ? 1 : pool_size;
+  impl_->reconnect_within = reconnect_within;
   impl_->migrate();
 }
 

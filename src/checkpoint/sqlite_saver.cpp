@@ -55,6 +55,30 @@ std::string host_name() {
 /// Whether process `pid` of this host still runs.
 bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
 
+/// The owners of the claims this process holds, any saver: a row of this process whose owner is
+/// not here was left by a release that failed (the store refused the DELETE: disk full, locked,
+/// read-only) and is taken over, instead of blocking the thread until the process exits.
+struct LiveClaims {
+  std::mutex mutex;  // guards owners
+  std::set<std::string> owners;
+  static LiveClaims& get() {
+    static LiveClaims live;
+    return live;
+  }
+  bool holds(const std::string& owner) {
+    std::lock_guard lock(mutex);
+    return owners.count(owner) > 0;
+  }
+  void add(const std::string& owner) {
+    std::lock_guard lock(mutex);
+    owners.insert(owner);
+  }
+  void remove(const std::string& owner) {
+    std::lock_guard lock(mutex);
+    owners.erase(owner);
+  }
+};
+
 /// `verb` ("INSERT OR REPLACE", "INSERT OR IGNORE") of `rows` pending writes of one task in one
 /// statement: ?1-?6 thread, namespace, checkpoint, task, path and run; then idx, channel and value
 /// of each row. Built once per verb and row count.
@@ -266,10 +290,24 @@ struct SqliteSaver::Impl {
   }
 };
 
-SqliteSaver::SqliteSaver(const std::string& path) : impl_(std::make_unique<Impl>()) {
+SqliteSaver::SqliteSaver(const std::string& path, const Options& options) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
-  impl_->db = sqlite::open(path);
+  impl_->db = sqlite::open(path, options.read_only, static_cast<int>(options.busy_timeout.count()));
   try {
+    if (options.max_page_count)
+      impl_->exec(("PRAGMA max_page_count = " + std::to_string(*options.max_page_count)).c_str());
+    if (options.read_only) {
+      // Nothing to set up, and nothing may be migrated: the schema must be this build's.
+      int have = 0;
+      {
+        Stmt v(impl_->db, "PRAGMA user_version");
+        if (v.step()) have = v.integer(0);
+      }
+      if (have != kSchemaVersion)
+        throw CheckpointError("sqlite '" + path + "' (opened read-only): schema version " + std::to_string(have) +
+                              ", this build reads " + std::to_string(kSchemaVersion));
+      return;
+    }
     impl_->exec("PRAGMA journal_mode = WAL");
     impl_->exec("PRAGMA synchronous = NORMAL");
     impl_->exec("PRAGMA foreign_keys = ON");
@@ -343,6 +381,12 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
     if (!step_values.empty()) step_values += '}';
   }
   std::lock_guard lock(impl_->mutex);
+  // SQLite would go on writing into a file deleted (or replaced) under it, and all of it would
+  // be gone when the saver closes: once per checkpoint, one stat() of the path says so.
+  int moved = 0;
+  if (sqlite3_file_control(impl_->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved)
+    throw CheckpointError("sqlite: the database file '" + impl_->path +
+                          "' was deleted or replaced while open (what this saver writes now would be lost when it closes)");
   impl_->write_visible_last([&] {
     if (step_version) {
       if (!step_values.empty()) {
@@ -728,9 +772,13 @@ std::unique_ptr<ThreadClaim> SqliteSaver::claim_thread(const std::string& thread
   {
     std::lock_guard lock(impl_->mutex);
     impl_->write([&] {
-      Stmt held(impl_->db, impl_->stmts, "SELECT host, pid FROM thread_claims WHERE thread_id = ?1 AND checkpoint_ns = ?2");
+      Stmt held(impl_->db, impl_->stmts,
+                "SELECT host, pid, owner FROM thread_claims WHERE thread_id = ?1 AND checkpoint_ns = ?2");
       held.bind(1, thread_id).bind(2, checkpoint_ns);
-      if (held.step() && (held.text(0) != host || process_alive(held.integer(1)))) return;
+      if (held.step()) {
+        const bool mine = held.text(0) == host && held.integer(1) == static_cast<int>(::getpid());
+        if (mine ? LiveClaims::get().holds(held.text(2)) : held.text(0) != host || process_alive(held.integer(1))) return;
+      }
       Stmt(impl_->db, impl_->stmts,
            "INSERT OR REPLACE INTO thread_claims (thread_id, checkpoint_ns, owner, host, pid) VALUES (?1, ?2, ?3, ?4, ?5)")
           .bind(1, thread_id)
@@ -743,8 +791,10 @@ std::unique_ptr<ThreadClaim> SqliteSaver::claim_thread(const std::string& thread
     });
   }
   if (!claimed) return nullptr;
+  LiveClaims::get().add(owner);
   Impl* impl = impl_.get();
   return std::make_unique<internal::ReleasingClaim>([impl, thread_id, checkpoint_ns, owner] {
+    LiveClaims::get().remove(owner);
     std::lock_guard lock(impl->mutex);
     impl->write([&] {
       Stmt(impl->db, impl->stmts, "DELETE FROM thread_claims WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND owner = ?3")

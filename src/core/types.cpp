@@ -12,6 +12,8 @@ bool RetryPolicy::should_retry(std::exception_ptr error) const {
   if (retry_on) return retry_on(error);
   try {
     std::rethrow_exception(error);
+  } catch (const ChatModelError& e) {
+    return e.transient();
   } catch (const Error&) {
     return false;
   } catch (const std::logic_error&) {

@@ -3,6 +3,7 @@
 #include "pregel/program.hpp"
 #include "graph/run_ready.hpp"
 #include "pregel/loop.hpp"
+#include "pregel/persistence.hpp"
 
 namespace superstep {
 
@@ -105,7 +106,13 @@ Target resolve(const std::shared_ptr<const internal::Program>& root, const RunCo
 /// The checkpoint `config` names (its thread's latest when no checkpoint_id), or nullopt.
 /// Throws: CheckpointError when the named checkpoint does not exist.
 std::optional<CheckpointTuple> load(const Target& target, const RunConfig& config) {
-  auto tuple = target.saver()->get_tuple({config.thread_id, config.checkpoint_ns, config.checkpoint_id});
+  auto tuple = internal::name_saver_failure(
+      target.graph->name, config.thread_id,
+      [&] {
+        return config.checkpoint_id ? "reading checkpoint '" + *config.checkpoint_id + "'"
+                                    : std::string("reading its latest checkpoint");
+      },
+      [&] { return target.saver()->get_tuple({config.thread_id, config.checkpoint_ns, config.checkpoint_id}); });
   if (config.checkpoint_id && !tuple)
     throw CheckpointError("graph '" + target.graph->name + "': thread '" + config.thread_id + "' has no checkpoint '" +
                           *config.checkpoint_id + "'");
@@ -132,7 +139,9 @@ std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig
   q.before = std::move(before);
   q.limit = limit;
   q.as_changes = true;
-  return internal::PregelLoop::history(target.graph, config, target.saver()->list(q), target.parent());
+  auto tuples = internal::name_saver_failure(target.graph->name, config.thread_id, [] { return "reading its history"; },
+                                             [&] { return target.saver()->list(q); });
+  return internal::PregelLoop::history(target.graph, config, std::move(tuples), target.parent());
 }
 
 RunConfig CompiledStateGraph::update_state(const RunConfig& config, const json& values, const std::string& as_node) const {

@@ -69,7 +69,7 @@ std::unique_ptr<Conn> Conn::open(const std::string& dsn) {
   auto c = std::make_unique<Conn>();
   c->pg = PQconnectdb(dsn.c_str());
   if (!c->pg) throw Error("cannot connect: out of memory", false);
-  if (!c->ok()) throw Error("cannot connect: " + trimmed(PQerrorMessage(c->pg)), false);
+  if (!c->ok()) throw Error("cannot connect: " + trimmed(PQerrorMessage(c->pg)), false, /*no_server=*/true);
   PQsetNoticeProcessor(c->pg, ignore_notice, nullptr);
   if (PQsetClientEncoding(c->pg, "UTF8") != 0)
     throw Error("cannot set client encoding UTF8: " + trimmed(PQerrorMessage(c->pg)), false);

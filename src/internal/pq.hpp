@@ -21,9 +21,12 @@ namespace superstep::internal::pq {
 /// when the connection itself broke (a pool drops it, and a statement safe to repeat is retried
 /// once on a new one).
 struct Error : CheckpointError {
-  Error(const std::string& reason, bool lost) : CheckpointError("postgres: " + reason), reason(reason), lost(lost) {}
+  Error(const std::string& reason, bool lost, bool no_server = false)
+      : CheckpointError("postgres: " + reason), reason(reason), lost(lost), no_server(no_server) {}
   std::string reason;
   bool lost;
+  /// A new connection could not be made (the server is down, starting or shutting down).
+  bool no_server;
 };
 
 /// `msg` without its trailing newlines and spaces; "unknown error" when that leaves nothing.
@@ -96,7 +99,7 @@ struct Conn {
   ~Conn() { PQfinish(pg); }
 
   /// A new connection to `dsn`, with notices dropped and client encoding UTF8. Throws: Error
-  /// ("postgres: cannot connect: ..."; not `lost`).
+  /// ("postgres: cannot connect: ..."; not `lost`, `no_server`).
   static std::unique_ptr<Conn> open(const std::string& dsn);
   /// Whether the connection is up.
   bool ok() const { return PQstatus(pg) == CONNECTION_OK; }

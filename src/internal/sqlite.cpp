@@ -12,15 +12,15 @@ namespace {
 
 }  // namespace
 
-sqlite3* open(const std::string& path) {
+sqlite3* open(const std::string& path, bool read_only, int busy_timeout_ms) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
-      SQLITE_OK) {
+  const int mode = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (sqlite3_open_v2(path.c_str(), &db, mode | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
     std::string reason = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     throw Error("sqlite: cannot open '" + path + "': " + reason, reason);
   }
-  sqlite3_busy_timeout(db, 10000);
+  sqlite3_busy_timeout(db, busy_timeout_ms);
   return db;
 }
 

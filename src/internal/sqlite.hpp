@@ -22,10 +22,10 @@ struct Error : CheckpointError {
   std::string reason;
 };
 
-/// Opens (creating it if need be) the database at `path` for use from several threads, with a
-/// 10 s busy timeout so writers from several processes take turns. Throws: Error
-/// ("sqlite: cannot open '<path>': ...").
-sqlite3* open(const std::string& path);
+/// Opens (creating it if need be, unless `read_only`) the database at `path` for use from several
+/// threads, with a busy timeout (10 s unless given) so writers from several processes take turns.
+/// Throws: Error ("sqlite: cannot open '<path>': ...").
+sqlite3* open(const std::string& path, bool read_only = false, int busy_timeout_ms = 10000);
 
 /// Runs `sql` (one or more statements, no parameters). Throws: Error ("sqlite '<where>': ...").
 void exec(sqlite3* db, const char* sql, const std::string& where);

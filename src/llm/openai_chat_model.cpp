@@ -107,21 +107,30 @@ struct Call : std::enable_shared_from_this<Call> {
     return std::chrono::milliseconds(static_cast<long>(base * jitter(rng)));
   }
 
-  void fail(std::string what, long status = 0) {
-    cb.on_error(std::make_exception_ptr(ChatModelError(who() + ": " + what, status)));
+  void fail(std::string what, long status = 0, bool transient = false) {
+    cb.on_error(std::make_exception_ptr(ChatModelError(who() + ": " + what, status, transient)));
   }
 
   void on_done(const HttpResult& r) {
-    if (failure) return cb.on_error(failure);
+    if (failure) {  // the stream's reader refused an event (named here with the model), or a callback threw
+      try {
+        std::rethrow_exception(failure);
+      } catch (const ChatModelError& e) {
+        return fail(e.what(), r.status, e.transient());
+      } catch (...) {
+        return cb.on_error(failure);
+      }
+    }
     const bool can_retry = attempt <= cfg->options.max_retries && !delivered;
     const std::string tries = attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : "";
     if (!r.error.empty()) {
       if (can_retry) return begin(retry_delay(r));
-      return fail("request failed" + tries + ": " + r.error, r.status);
+      return fail("request failed" + tries + ": " + r.error, r.status, /*transient=*/true);
     }
     if (r.status < 200 || r.status >= 300) {
       if (retryable_status(r.status) && can_retry) return begin(retry_delay(r));
-      return fail("HTTP " + std::to_string(r.status) + tries + ": " + server_message(buf), r.status);
+      return fail("HTTP " + std::to_string(r.status) + tries + ": " + server_message(buf), r.status,
+                  retryable_status(r.status));
     }
     try {
       if (stream) {
@@ -132,7 +141,7 @@ struct Call : std::enable_shared_from_this<Call> {
         cb.on_message(internal::parse_completion(body));
       }
     } catch (const ChatModelError& e) {
-      fail(e.what(), r.status);
+      fail(e.what(), r.status, e.transient());
     } catch (...) {
       cb.on_error(std::current_exception());
     }

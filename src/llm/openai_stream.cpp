@@ -254,7 +254,7 @@ void OpenAIStreamReader::event_dom(std::string_view data, const std::function<vo
 Message OpenAIStreamReader::finish() {
   if (!done_ && finish_reason_.empty())
     throw ChatModelError("the stream was cut before its end (no finish_reason and no [DONE]; " +
-                         std::to_string(content_.size()) + " bytes of text received)");
+                         std::to_string(content_.size()) + " bytes of text received)", 0, /*transient=*/true);
   std::vector<ToolCall> calls;
   for (auto& [index, c] : calls_) {
     if (c.name.empty()) throw ChatModelError("the stream sent tool call #" + std::to_string(index) + " without a name");

@@ -14,6 +14,14 @@
 namespace superstep::internal {
 namespace {
 
+/// What a failed save was doing, for its error (name_saver_failure).
+std::string saving_writes(const std::string& task_id, const std::string& checkpoint_id) {
+  return "saving the writes of task '" + task_id + "' (checkpoint '" + checkpoint_id + "')";
+}
+std::string saving_checkpoint(const std::string& id, const json& metadata) {
+  return "saving checkpoint '" + id + "' (step " + metadata.value("step", json(nullptr)).dump() + ")";
+}
+
 std::string interrupt_id(const std::string& ns, std::size_t answered) {
   std::string id = hash_id({answered == 0 ? ns : ns + "|" + std::to_string(answered)});
   id.erase(std::remove(id.begin(), id.end(), '-'), id.end());
@@ -160,10 +168,14 @@ void Persistence::put_writes(const std::string& checkpoint_id, const std::string
   CheckpointConfig cfg{current_.thread_id, current_.checkpoint_ns, checkpoint_id, run_id_};
   switch (durability_) {
     case Durability::sync:
-      saver_->put_writes(cfg, writes, task_id);
+      name_saver_failure(s_.g->name, cfg.thread_id, [&] { return saving_writes(task_id, checkpoint_id); },
+                         [&] { saver_->put_writes(cfg, writes, task_id); });
       break;
     case Durability::async:
-      queue_->push([s = saver_, cfg = std::move(cfg), w = std::move(writes), task_id] { s->put_writes(cfg, w, task_id); });
+      queue_->push([s = saver_, g = s_.g, cfg = std::move(cfg), w = std::move(writes), task_id] {
+        name_saver_failure(g->name, cfg.thread_id, [&] { return saving_writes(task_id, *cfg.checkpoint_id); },
+                           [&] { s->put_writes(cfg, w, task_id); });
+      });
       break;
     case Durability::exit: {
       std::lock_guard lock(exit_mutex_);
@@ -307,10 +319,14 @@ void Persistence::store_checkpoint() {
   CheckpointConfig parent{current_.thread_id, current_.checkpoint_ns,
                           parent_ ? parent_->checkpoint_id : std::nullopt};
   if (durability_ == Durability::async) {
-    queue_->push([s = saver_, parent = std::move(parent), c = std::move(c), m = metadata_, nv = std::move(new_versions),
-                   d = std::move(deltas)] { s->put_with_deltas(parent, c, m, nv, d); });
+    queue_->push([s = saver_, g = s_.g, parent = std::move(parent), c = std::move(c), m = metadata_,
+                  nv = std::move(new_versions), d = std::move(deltas)] {
+      name_saver_failure(g->name, parent.thread_id, [&] { return saving_checkpoint(c.id, m); },
+                         [&] { s->put_with_deltas(parent, c, m, nv, d); });
+    });
   } else {
-    saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas);
+    name_saver_failure(s_.g->name, parent.thread_id, [&] { return saving_checkpoint(c.id, metadata_); },
+                       [&] { saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas); });
   }
 }
 
@@ -392,8 +408,10 @@ void Persistence::finish_or_throw() {
     exit_dirty_ = false;
     std::lock_guard lock(exit_mutex_);
     for (auto& [task, writes] : exit_writes_)
-      saver_->put_writes(CheckpointConfig{current_.thread_id, current_.checkpoint_ns, s_.checkpoint_id(), run_id_}, writes,
-                         task);
+      name_saver_failure(s_.g->name, current_.thread_id, [&] { return saving_writes(task, s_.checkpoint_id()); }, [&] {
+        saver_->put_writes(CheckpointConfig{current_.thread_id, current_.checkpoint_ns, s_.checkpoint_id(), run_id_},
+                           writes, task);
+      });
     exit_writes_.clear();
   }
   queue_->drain();

@@ -20,7 +20,8 @@ void Persistence::first(const json* input, const Command* command) {
                 "' already has a run in progress; wait for it to end before starting another");
   locked_ = true;
   try {
-    claim_ = saver_->claim_thread(s_.config.thread_id, s_.config.checkpoint_ns);
+    claim_ = name_saver_failure(s_.g->name, s_.config.thread_id, [] { return "claiming the thread"; },
+                                [&] { return saver_->claim_thread(s_.config.thread_id, s_.config.checkpoint_ns); });
     if (!claim_)
       throw Error("graph '" + s_.g->name + "': thread '" + s_.config.thread_id +
                   "' already has a run in progress in another process (or through another saver on the same store); "
@@ -34,7 +35,13 @@ void Persistence::first(const json* input, const Command* command) {
 
 void Persistence::load_and_apply_input(const json* input, const Command* command) {
   CheckpointConfig address{s_.config.thread_id, s_.config.checkpoint_ns, s_.config.checkpoint_id};
-  std::optional<CheckpointTuple> tuple = saver_->get_tuple(address);
+  std::optional<CheckpointTuple> tuple = name_saver_failure(
+      s_.g->name, s_.config.thread_id,
+      [&] {
+        return s_.config.checkpoint_id ? "loading checkpoint '" + *s_.config.checkpoint_id + "'"
+                                       : std::string("loading its latest checkpoint");
+      },
+      [&] { return saver_->get_tuple(address); });
   if (s_.config.checkpoint_id && !tuple)
     throw CheckpointError("graph '" + s_.g->name + "': thread '" + s_.config.thread_id + "' has no checkpoint '" +
                           *s_.config.checkpoint_id + "'");

@@ -28,6 +28,27 @@
 
 namespace superstep::internal {
 
+/// Runs `fn`, a call to the saver for thread `thread` of graph `graph`; a failure it throws (a
+/// saver's CheckpointError, or any exception that is not a superstep::Error) is rethrown as a
+/// CheckpointError naming the graph, the thread and what was being done (`doing()`, called only
+/// then), followed by the saver's message:
+/// "graph 'g', thread 't': saving checkpoint '1f0...' (step 3) failed: sqlite: database or disk is full".
+template <class F, class D>
+auto name_saver_failure(const std::string& graph, const std::string& thread, D&& doing, F&& fn) {
+  auto named = [&](const char* what) {
+    return CheckpointError("graph '" + graph + "', thread '" + thread + "': " + std::string(doing()) + " failed: " + what);
+  };
+  try {
+    return fn();
+  } catch (const CheckpointError& e) {
+    throw named(e.what());
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw named(e.what());
+  }
+}
+
 /// Threads with a run in progress, per saver: a second concurrent run on a thread is refused
 /// (in this process; see docs/persistence.md).
 class ThreadLocks {

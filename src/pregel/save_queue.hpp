@@ -35,9 +35,12 @@ class SaveQueue {
   SaveQueue(const SaveQueue&) = delete;
   SaveQueue& operator=(const SaveQueue&) = delete;
 
-  /// Queues `job`; jobs run in push order.
+  /// Queues `job`; jobs run in push order. Once a job failed, the jobs after it are dropped
+  /// (each builds on the one before: a checkpoint on its parent, appends on their base), and
+  /// push throws that failure, so the run stops at its next save instead of running on unsaved.
   void push(std::function<void()> job) {
     std::lock_guard lock(state_->mutex);
+    if (state_->error) std::rethrow_exception(state_->error);
     state_->jobs.push_back(std::move(job));
     if (state_->running || state_->scheduled) return;
     state_->scheduled = true;
@@ -47,7 +50,8 @@ class SaveQueue {
       if (!s->running) s->run(lock);
     });
   }
-  /// Waits until every queued job ran. Throws: the first failure of a job since the last drain.
+  /// Waits until every queued job ran (or was dropped after a failure). Throws: the first
+  /// failure of a job since the last drain.
   void drain() {
     State& s = *state_;
     std::unique_lock lock(s.mutex);
@@ -82,6 +86,7 @@ class SaveQueue {
         std::exception_ptr failed;
         auto run_all = [&] {
           for (auto& job : now) {
+            if (failed) break;  // what follows builds on what failed
             try {
               job();
             } catch (...) {
@@ -97,6 +102,7 @@ class SaveQueue {
         }
         lock.lock();
         if (failed && !error) error = failed;
+        if (error) jobs.clear();
       }
       running = false;
       idle.notify_all();

@@ -7,6 +7,7 @@
 // superstep::postgres.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -19,9 +20,15 @@ class PostgresSaver final : public DeltaCheckpointSaver {
  public:
   /// Connects with libpq's `dsn` (`postgresql://user@host:port/db` or `host=... dbname=...`),
   /// opening up to `pool_size` connections on demand, and brings the schema up to date.
+  /// A call whose connection broke (the server restarted, the backend was killed) is repeated
+  /// on a new connection, which is tried for up to `reconnect_within` while the server refuses
+  /// connections (restarting); every call but update_metadata, delete_run_checkpoints,
+  /// copy_thread and prune (transactions of several statements) is one statement or a read,
+  /// safe to repeat. docs/persistence.md, "Lost connections".
   /// Throws: CheckpointError naming the server's message when the first connection or the
   /// migration fails, or when the database's schema is newer than this build's.
-  explicit PostgresSaver(const std::string& dsn, std::size_t pool_size = 4);
+  explicit PostgresSaver(const std::string& dsn, std::size_t pool_size = 4,
+                         std::chrono::milliseconds reconnect_within = std::chrono::seconds(10));
   ~PostgresSaver() override;
   PostgresSaver(const PostgresSaver&) = delete;
   PostgresSaver& operator=(const PostgresSaver&) = delete;

@@ -3,18 +3,38 @@
 // the writers. Schema: docs/checkpoint_schema.md. Target superstep::sqlite.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "superstep/checkpoint/saver.hpp"
 
 namespace superstep {
 
+/// How a SqliteSaver opens its file.
+struct SqliteSaverOptions {
+  /// Opens the file read-only (it must exist, with this build's schema): get_tuple and list
+  /// work, every write (a run's claim and checkpoints included) is refused with a
+  /// CheckpointError ("attempt to write a readonly database"). Holds even for root, which file
+  /// modes do not stop.
+  bool read_only = false;
+  /// How long a write waits for another connection's (or process's) write lock before failing
+  /// with a CheckpointError ("database is locked").
+  std::chrono::milliseconds busy_timeout{10000};
+  /// A cap on the file's size in pages (SQLite's PRAGMA max_page_count, pages of 4 KiB): a write
+  /// that would grow the file beyond it fails with a CheckpointError ("database or disk is
+  /// full"), as on a full disk. Unset: SQLite's own limit.
+  std::optional<unsigned> max_page_count;
+};
+
 class SqliteSaver final : public DeltaCheckpointSaver {
  public:
-  /// Opens (creating if needed) the database at `path` (":memory:" for a private in-memory
-  /// one) and brings its schema up to date. Throws: CheckpointError naming the path.
-  explicit SqliteSaver(const std::string& path = "superstep.db");
+  using Options = SqliteSaverOptions;
+  /// Opens (creating if needed, unless read-only) the database at `path` (":memory:" for a
+  /// private in-memory one) and brings its schema up to date. Throws: CheckpointError naming
+  /// the path.
+  explicit SqliteSaver(const std::string& path = "superstep.db", const Options& options = {});
   ~SqliteSaver() override;
   SqliteSaver(const SqliteSaver&) = delete;
   SqliteSaver& operator=(const SqliteSaver&) = delete;
