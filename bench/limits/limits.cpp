@@ -5,7 +5,7 @@
 //
 //   superstep-limits sends N [--saver none|memory|sqlite]   N parallel Sends, each adding i
 //   superstep-limits value MB [--saver memory|sqlite]        an MB-megabyte channel value stored and read back
-//   superstep-limits history N [--page P]                    N checkpoints in one SQLite thread, then
+//   superstep-limits history N [--page P] [--durability D]  N checkpoints in one SQLite thread, then
 //                                                            history pages of P at its end and its start
 #include <sys/resource.h>
 #include <unistd.h>
@@ -118,7 +118,7 @@ json value(long mb, const std::string& saver_kind) {
           {"peak_rss_after_write_mb", rss_after_write}, {"peak_rss_mb", peak_rss_mb()}};
 }
 
-json history(long n, std::size_t page) {
+json history(long n, std::size_t page, sp::Durability durability) {
   sp::StateSchema full;
   full.field("n", sp::reducers::add, 0).field("until");
   sp::StateGraph h(full);
@@ -134,6 +134,7 @@ json history(long n, std::size_t page) {
   sp::RunConfig cfg;
   cfg.thread_id = "history";
   cfg.recursion_limit = static_cast<int>(n) + 1;
+  cfg.durability = durability;
   auto t0 = std::chrono::steady_clock::now();
   json out = app.invoke(json{{"n", 0}, {"until", n}}, cfg);
   const double write_s = seconds_since(t0);
@@ -169,6 +170,7 @@ json history(long n, std::size_t page) {
   return {{"scenario", "history"},
           {"n", n},
           {"page", page},
+          {"durability", durability == sp::Durability::sync ? "sync" : durability == sp::Durability::async ? "async" : "exit"},
           {"write_s", write_s},
           {"us_per_checkpoint", write_s * 1e6 / static_cast<double>(n)},
           {"page_newest_ms", newest_s * 1e3},
@@ -183,7 +185,7 @@ json history(long n, std::size_t page) {
 int usage(const std::string& why) {
   std::cerr << why << "\nusage: superstep-limits sends N [--saver none|memory|sqlite]\n"
             << "       superstep-limits value MB [--saver memory|sqlite]\n"
-            << "       superstep-limits history N [--page P]\n";
+            << "       superstep-limits history N [--page P] [--durability sync|async|exit]\n";
   return 2;
 }
 
@@ -201,10 +203,12 @@ int main(int argc, char** argv) {
   if (n < 1) return usage("the size must be positive");
   std::string saver = scenario == "sends" ? "none" : "sqlite";
   std::size_t page = 20;
+  std::string durability = "async";
   for (int i = 3; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--saver" && i + 1 < argc) saver = argv[++i];
     else if (a == "--page" && i + 1 < argc) page = std::stoul(argv[++i]);
+    else if (a == "--durability" && i + 1 < argc) durability = argv[++i];
     else return usage("unknown argument '" + a + "'");
   }
   if (saver != "none" && saver != "memory" && saver != "sqlite") return usage("--saver must be none, memory or sqlite");
@@ -212,7 +216,9 @@ int main(int argc, char** argv) {
     json line;
     if (scenario == "sends") line = sends(n, saver);
     else if (scenario == "value" && saver != "none") line = value(n, saver);
-    else if (scenario == "history") line = history(n, page);
+    else if (scenario == "history")
+      line = history(n, page, durability == "sync" ? sp::Durability::sync : durability == "exit" ? sp::Durability::exit
+                                                                                                  : sp::Durability::async);
     else return usage("unknown scenario '" + scenario + "'");
     std::cout << line.dump() << std::endl;
   } catch (const std::exception& e) {

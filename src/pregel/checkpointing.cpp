@@ -342,7 +342,8 @@ void Persistence::store_checkpoint() {
                           parent_ ? parent_->checkpoint_id : std::nullopt};
   if (durability_ == Durability::async) {
     queue_->push([s = saver_, parent = std::move(parent), c = std::move(c), m = metadata_, nv = std::move(new_versions),
-                   d = std::move(deltas)] { s->put_with_deltas(parent, c, m, nv, d); });
+                   d = std::move(deltas)] { s->put_with_deltas(parent, c, m, nv, d); },
+                 /*bounded=*/true);
   } else {
     saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas);
   }

@@ -65,8 +65,8 @@ void check_messages(const RunState& s, const ExecutableTask& t) {
   for (const auto& [key, v] : t.writes) {
     if (!v.is_json() || std::find(g.message_keys.begin(), g.message_keys.end(), key) == g.message_keys.end()) continue;
     const json& update = v.as_json();
-    // A list of messages, or one message (which may itself be a [role, content] pair).
-    if (update.is_array() && !(update.size() == 2 && update[0].is_string() && !update[1].is_object()))
+    // A list of messages, or one message (add_messages reads an update that is a list as a list).
+    if (update.is_array())
       for (const json& m : update) check(m, key);
     else
       check(update, key);
