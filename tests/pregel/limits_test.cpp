@@ -382,9 +382,12 @@ TEST_P(Limits, TenThousandCheckpointsInOneThreadAreReadInPages) {
   constexpr int kSteps = 10'000;
   auto counting = std::make_shared<CountingSaver>(saver);
   sp::StateSchema schema;
-  schema.field("n", sp::reducers::add, 0).field("log", sp::reducers::append);
+  // (No append channel: SqliteSaver reads all of an append channel's stored deltas to rebuild
+  // any of its values, so a page there costs what the channel's whole value does;
+  // docs/reliability.md, "Limits users can rely on".)
+  schema.field("n", sp::reducers::add, 0);
   sp::StateGraph g(schema);
-  g.add_node("count", [](const sp::State& s) { return json{{"n", 1}, {"log", json::array({s.get<int>("n")})}}; });
+  g.add_node("count", [](const sp::State&) { return json{{"n", 1}}; });
   g.add_edge(sp::START, "count");
   g.add_conditional_edges("count", [](const sp::State& s) -> sp::Route {
     return s.get<int>("n") < kSteps ? sp::Route("count") : sp::Route(sp::END);
@@ -398,27 +401,29 @@ TEST_P(Limits, TenThousandCheckpointsInOneThreadAreReadInPages) {
 
   // Newest page, then the page at the thread's start, found by walking `before` from a page.
   constexpr std::size_t kPage = 20;
-  auto timed_page = [&](std::optional<std::string> before, double* seconds) {
-    counting->listed = 0;
-    auto t0 = std::chrono::steady_clock::now();
-    auto page = app.get_state_history(c, nullptr, before, kPage);
-    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LE(counting->listed.load(), kPage) << "a page of history read more than a page";
+  auto timed_page = [&](std::optional<std::string> before, double* seconds, const sp::RunConfig& on) {
+    std::vector<sp::StateSnapshot> page;
+    *seconds = 1e9;
+    for (int r = 0; r < 5; ++r) {  // the best of 5: the machine is shared
+      counting->listed = 0;
+      auto t0 = std::chrono::steady_clock::now();
+      page = app.get_state_history(on, nullptr, before, kPage);
+      *seconds = std::min(*seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      EXPECT_LE(counting->listed.load(), kPage) << "a page of history read more than a page";
+    }
     return page;
   };
   double newest_s = 0, oldest_s = 0, next_s = 0;
-  auto newest = timed_page(std::nullopt, &newest_s);
+  auto newest = timed_page(std::nullopt, &newest_s, c);
   ASSERT_EQ(newest.size(), kPage);
   EXPECT_EQ(newest[0].values["n"], kSteps);
-  EXPECT_EQ(newest[0].values["log"].size(), static_cast<std::size_t>(kSteps));
-  auto second = timed_page(newest.back().config.checkpoint_id, &next_s);
+  auto second = timed_page(newest.back().config.checkpoint_id, &next_s, c);
   ASSERT_EQ(second.size(), kPage);
   EXPECT_EQ(second[0].metadata["step"].get<int>(), newest.back().metadata["step"].get<int>() - 1);
   // The checkpoint at step 30 (ids are time-ordered: its successor's id pages before it).
-  sp::RunConfig at = c;
   auto all_ids = app.get_state_history(c, json{{"step", 30}});
   ASSERT_EQ(all_ids.size(), 1u);
-  auto oldest = timed_page(all_ids[0].config.checkpoint_id, &oldest_s);
+  auto oldest = timed_page(all_ids[0].config.checkpoint_id, &oldest_s, c);
   ASSERT_EQ(oldest.size(), kPage);
   EXPECT_EQ(oldest[0].metadata["step"], 29);
   EXPECT_EQ(oldest[0].values["n"], 29);
@@ -426,6 +431,15 @@ TEST_P(Limits, TenThousandCheckpointsInOneThreadAreReadInPages) {
   // A page at the thread's start costs about what one at its end does (not 10^4 checkpoints'
   // worth): generous bounds, as the machine is shared.
   EXPECT_LT(oldest_s, 10 * std::max(newest_s, next_s) + 0.25) << "newest " << newest_s << " s, oldest " << oldest_s << " s";
+  // ... and about what a page of a thread of 100 checkpoints costs: SqliteSaver once read the
+  // whole thread's values and writes for a page, InMemorySaver picked every checkpoint before
+  // `before` (a debug build: 37 ms a page at 10^4 against 2.6 ms at 100; release: 0.45 s at 10^5).
+  auto small = cfg("h-small");
+  small.recursion_limit = 200;
+  app.invoke(json{{"n", kSteps - 100}}, small);
+  double small_s = 0;
+  timed_page(std::nullopt, &small_s, small);
+  EXPECT_LT(std::max({newest_s, next_s, oldest_s}), 8 * small_s + 0.005) << "10^4 checkpoints: " << oldest_s << " s a page, 100: " << small_s << " s";
 }
 
 INSTANTIATE_TEST_SUITE_P(Savers, Limits, ::testing::ValuesIn(local_savers()),
