@@ -21,10 +21,12 @@ std::string describe_limit(const LimitError::Detail& d) {
   if (!d.thread_id.empty()) out += ", thread '" + d.thread_id + "'";
   if (!d.node.empty()) out += ", node '" + d.node + "'";
   if (!d.field.empty()) out += ", key '" + d.field + "'";
+  const bool whole = d.limit == "max_checkpoint_bytes" || d.limit == "max_state_bytes";
   out += ": " + (it == what.end() ? std::string("a value") : it->second) + " of at least " + std::to_string(d.actual) +
-         " bytes is over Limits::" + d.limit + " (" + std::to_string(d.configured) +
-         " bytes); nothing of it was applied or stored. Raise the limit (CompileOptions::limits or RunConfig::limits) "
-         "if such sizes are expected";
+         " bytes is over Limits::" + d.limit + " (" + std::to_string(d.configured) + " bytes); " +
+         (whole ? "the step's checkpoint was not stored (its tasks' saved writes are kept for a later run)"
+                : "nothing of it was applied or stored") +
+         ". Raise the limit (CompileOptions::limits or RunConfig::limits) if such sizes are expected";
   return out;
 }
 }  // namespace
