@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "superstep/json.hpp"
+#include "superstep/limits.hpp"
 
 namespace superstep {
 
@@ -43,6 +44,9 @@ struct RunConfig {
   /// Per call, replacing the compiled graph's lists when set ("*" = every node).
   std::optional<std::vector<std::string>> interrupt_before;
   std::optional<std::vector<std::string>> interrupt_after;
+  /// Replaces CompileOptions::limits for this run and its subgraphs, e.g. to continue a thread
+  /// that stopped on a LimitError with a raised limit.
+  std::optional<Limits> limits;
 };
 
 }  // namespace superstep

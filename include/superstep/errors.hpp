@@ -3,6 +3,7 @@
 // key, edge). Exceptions are immutable values and safe to copy between threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <stdexcept>
@@ -88,6 +89,33 @@ class NodeError : public Error {
 class GraphValueError : public Error {
  public:
   using Error::Error;
+};
+
+/// A run passed one of its Limits (limits.hpp): an update, a checkpoint, the state or a message
+/// larger than allowed. Raised as is (not wrapped in a NodeError) before anything over the limit
+/// is applied or stored: the thread's last checkpoint stays as it was.
+class LimitError : public Error {
+ public:
+  struct Detail {
+    std::string limit;       ///< the Limits field: "max_update_bytes", "max_state_bytes", ...
+    std::size_t configured;  ///< its value in this run
+    std::size_t actual;      ///< the size found (at least this: measuring stops past the limit)
+    std::string graph;
+    std::string thread_id;   ///< empty without a checkpointer
+    std::string node;        ///< the node whose update or message it is; empty for a whole checkpoint
+    std::string field;       ///< the state key (or channel) involved; empty when it is no one key
+  };
+  explicit LimitError(Detail detail);
+  const std::string& limit() const noexcept { return d_.limit; }
+  std::size_t configured() const noexcept { return d_.configured; }
+  std::size_t actual() const noexcept { return d_.actual; }
+  const std::string& graph() const noexcept { return d_.graph; }
+  const std::string& thread_id() const noexcept { return d_.thread_id; }
+  const std::string& node() const noexcept { return d_.node; }
+  const std::string& field() const noexcept { return d_.field; }
+
+ private:
+  Detail d_;
 };
 
 /// A stored checkpoint cannot be read or written.

@@ -25,6 +25,7 @@
 #include "superstep/interrupt.hpp"
 #include "superstep/json.hpp"
 #include "superstep/json_schema.hpp"
+#include "superstep/limits.hpp"
 #include "superstep/messages/add_messages.hpp"
 #include "superstep/runtime.hpp"
 #include "superstep/schema.hpp"

@@ -157,13 +157,14 @@ std::vector<CheckpointTuple> InMemorySaver::list(const CheckpointQuery& query) {
     auto from = by_id.begin(), to = by_id.end();
     if (query.checkpoint_id) from = by_id.lower_bound(*query.checkpoint_id), to = by_id.upper_bound(*query.checkpoint_id);
     else if (query.before) to = by_id.lower_bound(*query.before);
-    for (auto it = from; it != to; ++it) {
+    // Newest first, stopping at the limit: a page costs a page, wherever it lies in the thread.
+    const std::size_t wanted = query.limit ? *query.limit - std::min(*query.limit, total) : by_id.size();
+    for (auto it = to; it != from && picked.size() < wanted;) {
+      --it;
       if (!internal::matches_query(query, key.first, key.second, it->first)) continue;
       if (!internal::matches_filter(it->second.metadata, query.filter)) continue;
       picked.push_back(it);
     }
-    std::reverse(picked.begin(), picked.end());  // newest first
-    if (query.limit) picked.resize(std::min(picked.size(), *query.limit - std::min(*query.limit, total)));
     total += picked.size();
     if (picked.empty()) continue;
     auto values = data_->resolver(key.first, key.second);

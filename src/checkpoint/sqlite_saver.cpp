@@ -556,7 +556,8 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
       // A history wants most stored values and writes of its thread: read them in one statement
       // each. Its checkpoint and metadata texts are parsed on two threads: a helper starts on
       // them while this one reads values and writes, then joins in.
-      const bool many = j - i >= 8;
+      // Not for a page (`limit`): that would read the whole thread to show a page of it.
+      const bool many = j - i >= 8 && !q.limit;
       std::vector<json> stored(j - i), metadata(j - i);
       auto parse = [&, i](std::size_t from, std::size_t to) {
         for (std::size_t k = from; k < to; ++k) {

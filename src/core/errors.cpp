@@ -1,5 +1,7 @@
 #include "superstep/errors.hpp"
 
+#include <map>
+
 namespace superstep {
 namespace {
 std::string join_problems(const std::vector<std::string>& problems) {
@@ -8,7 +10,28 @@ std::string join_problems(const std::vector<std::string>& problems) {
   for (const auto& p : problems) out += "\n  - " + p;
   return out;
 }
+std::string describe_limit(const LimitError::Detail& d) {
+  static const std::map<std::string, std::string, std::less<>> what = {
+      {"max_update_bytes", "an update"},
+      {"max_checkpoint_bytes", "a checkpoint"},
+      {"max_state_bytes", "the state"},
+      {"max_message_bytes", "a message"}};
+  auto it = what.find(d.limit);
+  std::string out = "graph '" + d.graph + "'";
+  if (!d.thread_id.empty()) out += ", thread '" + d.thread_id + "'";
+  if (!d.node.empty()) out += ", node '" + d.node + "'";
+  if (!d.field.empty()) out += ", key '" + d.field + "'";
+  const bool whole = d.limit == "max_checkpoint_bytes" || d.limit == "max_state_bytes";
+  out += ": " + (it == what.end() ? std::string("a value") : it->second) + " of at least " + std::to_string(d.actual) +
+         " bytes is over Limits::" + d.limit + " (" + std::to_string(d.configured) + " bytes); " +
+         (whole ? "the step's checkpoint was not stored (its tasks' saved writes are kept for a later run)"
+                : "nothing of it was applied or stored") +
+         ". Raise the limit (CompileOptions::limits or RunConfig::limits) if such sizes are expected";
+  return out;
+}
 }  // namespace
+
+LimitError::LimitError(Detail detail) : Error(describe_limit(detail)), d_(std::move(detail)) {}
 
 GraphValidationError::GraphValidationError(std::vector<std::string> problems)
     : Error(join_problems(problems)), problems_(std::move(problems)) {}

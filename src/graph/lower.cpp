@@ -240,6 +240,7 @@ std::shared_ptr<Program> lower(const GraphSpec& b, const CompileOptions& options
   g->interrupt_before = options.interrupt_before;
   g->interrupt_after = options.interrupt_after;
   g->checkpointer = options.checkpointer;
+  g->limits = options.limits;
   g->store = options.store;
   add_state_channels(b, g.get());
   add_nodes(b, options, g.get());

@@ -8,6 +8,7 @@
 #include "internal/ids.hpp"
 #include "pregel/algo.hpp"
 #include "pregel/command.hpp"
+#include "pregel/limits.hpp"
 #include "pregel/persistence.hpp"
 #include "pregel/stored_writes.hpp"
 
@@ -41,6 +42,7 @@ void Persistence::save_task_writes(ExecutableTask& t) {
     if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
   } else {
     for (json& pair : encode_writes(*s_.g, t)) w.emplace_back(pair[0].get<std::string>(), std::move(pair[1]));
+    check_stored_update(s_, t, w);  // before anything is stored: a refusal fails the step
     if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
   }
   if (w.empty()) return;
@@ -265,11 +267,24 @@ void Persistence::store_checkpoint() {
   auto& values = c.channel_values.get_ref<json::object_t&>();
   auto& fresh = new_versions.get_ref<json::object_t&>();
   PutDeltas deltas;
+  // Limits: the bytes this put stores, and the state's size kept per channel from what is stored
+  // (measured whole once per run, on its first put).
+  const Limits& limits = s_.limits();
+  const bool sized_now = state_size_.empty();
+  if (sized_now) size_state();
+  std::size_t put_bytes = 0;
+  int biggest = -1;
+  std::size_t biggest_bytes = 0;
+  auto stored = [&](int i, std::size_t n) {
+    put_bytes += n;
+    if (n > biggest_bytes) biggest = i, biggest_bytes = n;
+  };
   for (int i : s_.g->channels_by_name) {
     const ChannelData& cd = s_.g->channels[i];
     if (!s_.cs.channels[i]->tracked()) continue;
     if (s_.cs.versions[i] == 0) {
       if (maps_delta && saved_version_[i] != 0) versions.emplace_hint(versions.end(), cd.name, nullptr);
+      state_bytes_ -= std::exchange(state_size_[i], 0);
       continue;
     }
     if (!maps_delta || s_.cs.versions[i] != saved_version_[i]) versions.emplace_hint(versions.end(), cd.name, s_.cs.versions[i]);
@@ -282,20 +297,30 @@ void Persistence::store_checkpoint() {
       const json& all = *s_.json_channel(i)->peek();  // appended_from() implies an array value
       json appended = json::array();
       for (std::size_t k = *from; k < all.size(); ++k) appended.push_back(all[k]);
+      const std::size_t n = measured_size(appended, limits.max_checkpoint_bytes);
+      stored(i, n);
+      if (!sized_now) state_size_[i] += n, state_bytes_ += n;
       deltas.appends.push_back(ChannelDelta{cd.name, stored_version_[i], std::move(appended)});
       stored_version_[i] = s_.cs.versions[i];
     } else if (std::optional<json> v = s_.cs.channels[i]->checkpoint()) {
+      const std::size_t n = sized_now ? state_size_[i] : measured_size(*v, limits.max_checkpoint_bytes);
+      stored(i, n);
+      state_bytes_ += n - std::exchange(state_size_[i], n);
       values.emplace_hint(values.end(), cd.name, std::move(*v));
       stored_version_[i] = s_.cs.versions[i];
     } else {
       stored_version_[i] = nullptr;
+      state_bytes_ -= std::exchange(state_size_[i], 0);
     }
     s_.cs.channels[i]->mark_stored();
   }
+  std::size_t sends_bytes = 0;
   if (!s_.cs.pending_sends.empty()) {
     json sends = json::array();
     for (const Send& s : s_.cs.pending_sends)
       sends.push_back(json{{"node", s.node}, {"arg", s.typed_arg ? s_.g->typed->to_json(s.typed_arg.get()) : s.arg}});
+    sends_bytes = measured_size(sends, limits.max_checkpoint_bytes);
+    put_bytes += sends_bytes;
     c.channel_values[kTasksChannel] = std::move(sends);
     c.channel_versions[kTasksChannel] = s_.cs.max_version;
     new_versions[kTasksChannel] = s_.cs.max_version;
@@ -303,6 +328,15 @@ void Persistence::store_checkpoint() {
     c.channel_versions[kTasksChannel] = nullptr;
   }
   tasks_versioned_ = !s_.cs.pending_sends.empty();
+  state_bytes_ += sends_bytes - std::exchange(sends_bytes_, sends_bytes);
+  if (put_bytes > limits.max_checkpoint_bytes)
+    throw_limit(s_, "max_checkpoint_bytes", limits.max_checkpoint_bytes, put_bytes, "",
+                biggest >= 0 && biggest_bytes >= sends_bytes ? s_.g->channels[biggest].name : kTasksChannel);
+  if (state_bytes_ > limits.max_state_bytes) {
+    auto most = std::max_element(state_size_.begin(), state_size_.end());
+    throw_limit(s_, "max_state_bytes", limits.max_state_bytes, state_bytes_, "",
+                *most >= sends_bytes_ ? s_.g->channels[most - state_size_.begin()].name : kTasksChannel);
+  }
   c.updated_channels = std::move(updated);
   put_versions_seen(c, maps_delta);
   saved_version_ = s_.cs.versions;
@@ -319,14 +353,33 @@ void Persistence::store_checkpoint() {
   CheckpointConfig parent{current_.thread_id, current_.checkpoint_ns,
                           parent_ ? parent_->checkpoint_id : std::nullopt};
   if (durability_ == Durability::async) {
-    queue_->push([s = saver_, g = s_.g, parent = std::move(parent), c = std::move(c), m = metadata_,
-                  nv = std::move(new_versions), d = std::move(deltas)] {
-      name_saver_failure(g->name, parent.thread_id, [&] { return saving_checkpoint(c.id, m); },
-                         [&] { s->put_with_deltas(parent, c, m, nv, d); });
-    });
+    queue_->push(
+        [s = saver_, g = s_.g, parent = std::move(parent), c = std::move(c), m = metadata_,
+         nv = std::move(new_versions), d = std::move(deltas)] {
+          name_saver_failure(g->name, parent.thread_id, [&] { return saving_checkpoint(c.id, m); },
+                             [&] { s->put_with_deltas(parent, c, m, nv, d); });
+        },
+        /*bounded=*/true);
   } else {
     name_saver_failure(s_.g->name, parent.thread_id, [&] { return saving_checkpoint(c.id, metadata_); },
                        [&] { saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas); });
+  }
+}
+
+void Persistence::size_state() {
+  const Limits& limits = s_.limits();
+  state_size_.assign(s_.cs.channels.size(), 0);
+  state_bytes_ = 0;
+  for (std::size_t i = 0; i < s_.cs.channels.size(); ++i) {
+    const Channel& c = *s_.cs.channels[i];
+    if (!c.tracked() || s_.cs.versions[i] == 0) continue;
+    const bool json_key = !s_.g->typed && static_cast<int>(i) < s_.g->num_state_keys;
+    if (json_key) {
+      if (const json* v = s_.json_channel(static_cast<int>(i))->peek()) state_size_[i] = measured_size(*v, limits.max_state_bytes);
+    } else if (std::optional<json> value = c.checkpoint()) {
+      state_size_[i] = measured_size(*value, limits.max_state_bytes);
+    }
+    state_bytes_ += state_size_[i];
   }
 }
 

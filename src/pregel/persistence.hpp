@@ -187,6 +187,8 @@ class Persistence {
   bool should_interrupt(const std::vector<std::string>& nodes) const;
   void save_checkpoint(const char* source);
   void store_checkpoint();
+  /// Measures the state once (Limits::max_state_bytes): every tracked channel's value.
+  void size_state();
   /// Checkpoint `c`'s versions_seen: every node's and __interrupt__'s, or (`maps_delta`) only
   /// what changed since the checkpoint this run stored last.
   void put_versions_seen(Checkpoint& c, bool maps_delta);
@@ -205,6 +207,9 @@ class Persistence {
   bool has_checkpoint_ = false;
   int64_t loaded_step_ = -1;
   std::vector<uint64_t> saved_version_;        // channel versions of the stored checkpoint
+  std::vector<std::size_t> state_size_;        // per channel: its value's measured size (Limits); empty: not yet
+  std::size_t state_bytes_ = 0;                // their sum, plus sends_bytes_
+  std::size_t sends_bytes_ = 0;                // the stored pending Sends' measured size
   std::vector<json> stored_version_;           // per channel: its version as stored (an append's base), or null
   bool deltas_ = false;                        // the saver stores appends as deltas
   std::vector<uint64_t> interrupt_seen_;       // versions_seen["__interrupt__"]

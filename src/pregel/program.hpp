@@ -20,6 +20,7 @@
 #include "superstep/graph/drawable_graph.hpp"
 #include "superstep/graph/node.hpp"
 #include "superstep/graph/typed_model.hpp"
+#include "superstep/limits.hpp"
 #include "internal/key_index.hpp"
 #include "pregel/channel_state.hpp"
 #include "superstep/schema.hpp"
@@ -116,6 +117,7 @@ struct Program {
   NameIndex node_index;
   NameIndex channel_index;                           // every channel by name (checkpoints)
   std::shared_ptr<CheckpointSaver> checkpointer;
+  Limits limits;                                     // CompileOptions::limits
   bool has_subgraphs = false;                        // some node is a compiled graph
   std::vector<int> branch_channel;                   // node id -> its branch:to channel
   std::vector<std::vector<int>> trigger_to_nodes;    // channel id -> node ids in name order

@@ -46,6 +46,8 @@ struct RunState {
   std::deque<StreamPart> ready;        // parts to yield (the consumer's thread only)
 
   bool wants(StreamMode m) const noexcept { return out.wants(m); }
+  /// This run's limits: RunConfig::limits, else the graph's CompileOptions::limits.
+  const Limits& limits() const noexcept { return config.limits ? *config.limits : g->limits; }
   /// A state channel of a JSON graph (every state channel of a JSON schema is a JsonChannel).
   const JsonChannel* json_channel(int id) const noexcept { return static_cast<const JsonChannel*>(cs.channels[id]); }
   /// The checkpointer: the graph's own, else (a subgraph) the parent's; may be null.

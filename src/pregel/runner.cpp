@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "pregel/algo.hpp"
+#include "pregel/limits.hpp"
 #include "pregel/run_state.hpp"
 #include "pregel/timer.hpp"
 
@@ -234,6 +235,16 @@ void PregelRunner::task_finished(ExecutableTask& t) {
   // saved, whatever the order the pool takes them in (LangGraph.js starts them all, then aborts
   // their signal), so a resume re-runs only the failed task. Runtime::cancelled() tells them.
   if (t.error) sr->sibling_failed = true;
+  if (!s_.checkpointed && !t.error && !t.paused) {
+    try {
+      check_task_update(s_, t);  // (a checkpointed run checks what it stores, in save_task_writes)
+    } catch (...) {
+      t.error = std::current_exception();
+      t.error_from_node = false;
+      sr->sibling_failed = true;
+      sr->cancel = true;
+    }
+  }
   if (s_.checkpointed) {
     try {
       host_.save_task_writes(t);

@@ -2,7 +2,10 @@
 // "async"). Jobs run one at a time on the pool; drain() waits for all of them, running them on
 // the caller's thread when no pool job has started yet (so a full pool cannot stall a run).
 // What queued up while jobs ran is run as one batch (one transaction in SqliteSaver), so a saver
-// slower than the run commits less often instead of falling behind.
+// slower than the run commits less often instead of falling behind; and a checkpoint's push
+// (`bounded`) waits while kMaxQueued jobs are queued, for them to be taken (or runs them itself
+// when no pool job has started), so a long run on a slow saver holds a bounded backlog, not
+// every checkpoint it made. (A step's task writes are never held back: the step holds them anyway.)
 // Thread-safe: push may be called from any task's thread.
 #pragma once
 
@@ -35,11 +38,20 @@ class SaveQueue {
   SaveQueue(const SaveQueue&) = delete;
   SaveQueue& operator=(const SaveQueue&) = delete;
 
-  /// Queues `job`; jobs run in push order. Once a job failed, the jobs after it are dropped
-  /// (each builds on the one before: a checkpoint on its parent, appends on their base), and
-  /// push throws that failure, so the run stops at its next save instead of running on unsaved.
-  void push(std::function<void()> job) {
-    std::lock_guard lock(state_->mutex);
+  /// Jobs queued beyond which push() waits (about a thousand checkpoints or task writes).
+  static constexpr std::size_t kMaxQueued = 1024;
+
+  /// Queues `job`; jobs run in push order. With `bounded`, first waits while kMaxQueued jobs
+  /// are queued. Once a job failed, the jobs after it are dropped (each builds on the one
+  /// before: a checkpoint on its parent, appends on their base), and push throws that failure,
+  /// so the run stops at its next save instead of running on unsaved.
+  void push(std::function<void()> job, bool bounded = false) {
+    std::unique_lock lock(state_->mutex);
+    if (state_->error) std::rethrow_exception(state_->error);
+    while (bounded && state_->jobs.size() >= kMaxQueued) {
+      if (state_->running) state_->taken.wait(lock);
+      else state_->run(lock);
+    }
     if (state_->error) std::rethrow_exception(state_->error);
     state_->jobs.push_back(std::move(job));
     if (state_->running || state_->scheduled) return;
@@ -70,6 +82,7 @@ class SaveQueue {
   struct State {
     std::mutex mutex;  // guards everything below
     std::condition_variable idle;
+    std::condition_variable taken;  // run() took the queued jobs
     std::deque<std::function<void()>> jobs;
     bool running = false;    // some thread is running jobs
     bool scheduled = false;  // a pool job is queued
@@ -82,6 +95,7 @@ class SaveQueue {
       while (!jobs.empty()) {
         std::deque<std::function<void()>> now;
         now.swap(jobs);
+        taken.notify_all();
         lock.unlock();
         std::exception_ptr failed;
         auto run_all = [&] {
@@ -106,6 +120,7 @@ class SaveQueue {
       }
       running = false;
       idle.notify_all();
+      taken.notify_all();
     }
   };
   std::shared_ptr<State> state_;

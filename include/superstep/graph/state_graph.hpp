@@ -26,6 +26,7 @@
 #include "superstep/graph/compiled_state_graph.hpp"
 #include "superstep/graph/node.hpp"
 #include "superstep/graph/typed_model.hpp"
+#include "superstep/limits.hpp"
 #include "superstep/schema.hpp"
 #include "superstep/types.hpp"
 
@@ -42,6 +43,9 @@ struct CompileOptions {
   std::vector<std::string> interrupt_before;    ///< pause before these nodes run ("*" = all)
   std::vector<std::string> interrupt_after;     ///< pause after these nodes ran
   std::string name = "LangGraph";               ///< the graph's name in errors and drawings
+  /// The largest update, checkpoint, state and message its runs accept (limits.hpp); a run's
+  /// RunConfig::limits replaces them. A subgraph's runs use the subgraph's own.
+  Limits limits;
 };
 
 class StateGraph {
