@@ -392,13 +392,21 @@ class ServerDriver {
     if (store_.kind == "sqlite") store_.db = (dir_ / "server.db").string();
   }
 
+  ServerDriver(const ServerDriver&) = delete;
+  ServerDriver& operator=(const ServerDriver&) = delete;
+  // A run that failed half-way leaves no process behind.
+  ~ServerDriver() {
+    for (pid_t pid : {server_pid_, client_pid_})
+      if (pid > 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
+  }
+
   Figures run(int kills_wanted) {
     Figures f;
     f.name = "server (" + store_.kind + ", SDK)";
     auto started = Clock::now();
     saver_ = open_saver(store_);
     Worker server = start_server();
-    pid_t client = start_client();
+    pid_t client = client_pid_ = start_client();
     std::uniform_real_distribution<double> when(0, window_ms_ * 1000);
     while (f.kills < kills_wanted) {
       int status = 0;
@@ -408,6 +416,7 @@ class ServerDriver {
       std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(when(rng_))));
       ::kill(server.pid, SIGKILL);
       ::waitpid(server.pid, &status, 0);
+      server_pid_ = 0;
       server.killed = true;
       ++f.kills;
       if (flag_->exchange(0) > 0) ++f.kills_in_write;
@@ -418,11 +427,14 @@ class ServerDriver {
     }
     std::ofstream(stop_file_) << "stop\n";
     int status = 0;
-    if (!wait_exit(client, std::chrono::seconds(300), &status) || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    bool finished = wait_exit(client, std::chrono::seconds(300), &status);
+    client_pid_ = 0;
+    if (!finished || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
       throw std::runtime_error("torture: the SDK client did not finish its threads (status " +
                                std::to_string(status) + "); see " + log_);
     ::kill(server.pid, SIGTERM);
     ::waitpid(server.pid, &status, 0);
+    server_pid_ = 0;
     servers_.push_back(std::move(server));
     f.workers = static_cast<int>(servers_.size());
     check(f);
@@ -491,6 +503,7 @@ class ServerDriver {
     }
     port_ = static_cast<unsigned short>(std::stoi(line.substr(colon + 1)));
     url_ = line;
+    server_pid_ = w.pid;
     return w;
   }
 
@@ -567,6 +580,7 @@ class ServerDriver {
   std::mt19937_64 rng_;
   std::string records_, flag_path_, log_, threads_file_, stop_file_, url_;
   unsigned short port_ = 0;
+  pid_t server_pid_ = 0, client_pid_ = 0;  // alive, to be stopped if the run fails
   std::atomic<int>* flag_ = nullptr;
   std::shared_ptr<sp::CheckpointSaver> saver_;
   std::vector<Worker> servers_;

@@ -30,6 +30,11 @@ async function drive(seed) {
   appendFileSync(threadsFile, `${threadId}\t${seed}\n`);
   let created = false;
   const deadline = Date.now() + 300_000;
+  const history = []; // the last steps taken, for the report when the thread does not finish
+  const note = (what) => {
+    history.push(`${new Date().toISOString()} ${what}`);
+    if (history.length > 12) history.shift();
+  };
   while (Date.now() < deadline) {
     try {
       if (!created) {
@@ -39,12 +44,14 @@ async function drive(seed) {
       const runs = await client.runs.list(threadId, { limit: 100 });
       const active = runs.find((r) => r.status === "pending" || r.status === "running");
       if (active) {
+        note(`join ${active.run_id} (${active.status})`);
         await client.runs.join(threadId, active.run_id);
         continue;
       }
       const state = await client.threads.getState(threadId);
       const interrupts = (state.tasks ?? []).flatMap((t) => t.interrupts ?? []);
       runsStarted++;
+      note(`state: checkpoint ${state.checkpoint?.checkpoint_id ?? "none"}, ${interrupts.length} interrupts, ${(state.tasks ?? []).length} tasks`);
       if (!state.checkpoint?.checkpoint_id) {
         // Not started. Half the threads start with wait, half with create + join.
         if (seed % 2) {
@@ -62,12 +69,13 @@ async function drive(seed) {
         runsStarted--;
         return;
       }
-    } catch {
+    } catch (e) {
+      note(`failed: ${String(e?.message ?? e).slice(0, 200)}`);
       failures++;
       await sleep(20 + Math.random() * 30);
     }
   }
-  throw new Error(`thread ${threadId} (seed ${seed}) did not finish in 300 s`);
+  throw new Error(`thread ${threadId} (seed ${seed}) did not finish in 300 s; its last steps:\n${history.join("\n")}`);
 }
 
 let next = 0;
