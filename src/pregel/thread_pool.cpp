@@ -47,10 +47,12 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::submit(Job job) {
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(job));
-  }
+  // Notified under the lock: once the job is queued, a worker may run it at once, and what it
+  // runs may release the pool's last owner (a run that ends destroys its graph, which may own
+  // the pool) while this thread, a thread outside the pool, would still be signalling the
+  // destroyed condition variable (ThreadSanitizer saw it: MessagesStream.TwoHundredWaiting...).
+  std::lock_guard lock(mutex_);
+  queue_.push_back(std::move(job));
   ready_.notify_one();
 }
 
