@@ -40,16 +40,20 @@ TEST(ThreadPool, APoolWhoseLastOwnerIsOneOfItsJobsEndsCleanlyAndFinishesTheQueue
   // which tried to join itself (std::system_error, "Resource deadlock avoided": terminate).
   // A dropped AsyncStream's run, released on the pool, can hold the pool's last owner.
   for (std::size_t workers : {1, 2}) {
-    std::atomic<int> ran{0};
+    // Owned by the jobs too: the first job may still be returning when this iteration ends.
+    struct Flags {
+      std::atomic<bool> go{false};
+      std::atomic<int> ran{0};
+    };
+    auto flags = std::make_shared<Flags>();
     auto pool = std::make_shared<superstep::ThreadPool>(workers);
-    std::atomic<bool> go{false};
-    pool->submit([owner = pool, &go] {
-      while (!go) std::this_thread::sleep_for(100us);
+    pool->submit([owner = pool, flags] {
+      while (!flags->go) std::this_thread::sleep_for(100us);
     });
-    for (int i = 0; i < 20; ++i) pool->submit([&] { ++ran; });
+    for (int i = 0; i < 20; ++i) pool->submit([flags] { ++flags->ran; });
     pool.reset();  // the first job now holds the last owner
-    go = true;
-    EXPECT_TRUE(eventually(ran, 20)) << workers << " workers: " << ran << " of 20 queued jobs ran";
+    flags->go = true;
+    EXPECT_TRUE(eventually(flags->ran, 20)) << workers << " workers: " << flags->ran << " of 20 queued jobs ran";
   }
 }
 
