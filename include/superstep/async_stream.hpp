@@ -18,7 +18,11 @@ class PregelLoop;
 /// it resumes on the graph's executor as soon as a task emits a part (custom, messages, updates,
 /// ...) or the step ends, so parts produced inside a node arrive while the node still runs.
 /// Errors of the run are thrown from next(). Destroying the stream before the end stops the
-/// run, as Stream does. One consumer, one next() awaited at a time; the graph must outlive it.
+/// run without waiting for it (unlike Stream, whose destructor waits): the running step's tasks
+/// not yet started are skipped, those running finish in the background (Runtime::cancelled()
+/// tells them) and the run is then released on the executor; so a stream dropped on one of the
+/// executor's workers never holds that worker. One consumer, one next() awaited at a time; the
+/// graph must outlive it, and what its nodes use must outlive their step.
 ///
 ///   sp::AsyncStream s = app.astream(input, cfg, {sp::StreamMode::custom});
 ///   while (std::optional<sp::StreamPart> part = co_await s.next()) send(*part);

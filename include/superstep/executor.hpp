@@ -19,7 +19,9 @@ class ThreadPool {
   using Job = std::function<void()>;
   /// Starts `workers` threads (at least one).
   explicit ThreadPool(std::size_t workers);
-  /// Finishes the queued jobs, then joins the workers.
+  /// Finishes the queued jobs, then joins the workers. May run in one of its own jobs (that job
+  /// held its last owner): that worker then finishes the queued jobs itself and ends once its
+  /// job returns.
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;

@@ -145,6 +145,12 @@ PregelLoop::~PregelLoop() {
   s_.g->channel_pool->release(std::move(set), *s_.g);
 }
 
+bool PregelLoop::cancel_step_then(std::function<void()> then) {
+  if (phase_ != Phase::running) return false;
+  runner_.cancel();
+  return s_.out.when_step_done(std::move(then));
+}
+
 bool PregelLoop::paused() const noexcept { return cp_ && cp_->paused(); }
 
 const std::vector<Interrupt>& PregelLoop::interrupts() const {

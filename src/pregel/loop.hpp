@@ -61,6 +61,11 @@ class PregelLoop final : private RunnerHost {
   /// emits a part or finishes the step) when next() has something to do without blocking.
   /// Returns false, without keeping `wake`, when it has already.
   bool wake_when_ready(std::function<void()> wake) { return s_.out.wake_when_ready(std::move(wake)); }
+  /// For an asynchronous consumer dropping the run: stops the running step without waiting for
+  /// it (its tasks not started are skipped) and arranges for `then` to be called, once, by the
+  /// thread that ends the step; the loop may then be destroyed without blocking. Returns false,
+  /// keeping nothing, when no step is running or it has already ended.
+  bool cancel_step_then(std::function<void()> then);
   /// The current state (every key with a value).
   json state_json() const { return s_.state_json(); }
   /// The result of invoke: the state, plus `__interrupt__` when the run paused. `take` moves

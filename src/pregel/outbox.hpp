@@ -68,15 +68,26 @@ class Outbox {
   bool done_inline() const noexcept { return step_done_; }
   /// The step's last task finished (any thread): wakes the consumer and an asynchronous one.
   void step_done() {
-    std::function<void()> wake;
+    std::function<void()> wake, then;
     {
       std::lock_guard lock(mutex_);
       step_done_ = true;
       wake = std::move(wake_);
       wake_ = nullptr;
+      then = std::move(then_);
+      then_ = nullptr;
       cv_.notify_all();
     }
     if (wake) wake();
+    if (then) then();  // last: it may hand the run to another thread to destroy
+  }
+  /// Arranges for `then` to be called once, by the thread that ends the step (parts do not
+  /// call it); false, keeping nothing, when the step has ended already.
+  bool when_step_done(std::function<void()> then) {
+    std::lock_guard lock(mutex_);
+    if (step_done_) return false;
+    then_ = std::move(then);
+    return true;
   }
   /// The step is done or a part waits to be collected: collect() would not wait.
   bool ready() const {
@@ -123,6 +134,7 @@ class Outbox {
   std::deque<StreamPart> parts_;
   std::unordered_set<std::string> sent_ids_;
   std::function<void()> wake_;
+  std::function<void()> then_;  // when_step_done
   bool step_done_ = false;
 };
 

@@ -39,10 +39,9 @@ void PregelRunner::start_step(bool inline_tasks) {
   // Stores to the StepRun are relaxed: pool jobs see them through the pool's queue (a mutex),
   // and an inline step runs on this thread.
   constexpr auto relaxed = std::memory_order_relaxed;
-  if (spare_step_ && spare_step_.use_count() == 1) {
-    // No pool job of an earlier step still holds it: reuse. The fence pairs with the release
-    // in the last job's shared_ptr decrement, so its reads of the StepRun happen before ours.
-    std::atomic_thread_fence(std::memory_order_acquire);
+  if (spare_step_ && spare_step_->users.load(std::memory_order_acquire) == 0) {
+    // No thread of an earlier step still reads it: reuse (pool jobs may still hold the
+    // shared_ptr, which only keeps it alive).
     spare_step_->tasks.clear();
     spare_step_->next.store(0, relaxed);
     spare_step_->inflight.store(0, relaxed);
@@ -82,7 +81,12 @@ void PregelRunner::start_step(bool inline_tasks) {
     start_task(*sr->tasks.front());  // no claiming, no counting: this thread alone runs the step
     return;
   }
-  for (std::size_t i = 0; i < helpers; ++i) g.executor->submit([job = spare_step_] { job->work(); });
+  sr->users.fetch_add(static_cast<int>(helpers), relaxed);  // before the submits that publish them
+  for (std::size_t i = 0; i < helpers; ++i)
+    g.executor->submit([job = spare_step_] {
+      job->work();
+      job->users.fetch_sub(1, std::memory_order_release);
+    });
   if (inline_tasks || start_step) sr->work();
 }
 
@@ -90,9 +94,13 @@ bool PregelRunner::cancelled() const noexcept {
   return (step_ && (step_->cancel.load() || step_->sibling_failed.load())) || s_.config.stop.stop_requested();
 }
 
+void PregelRunner::cancel() noexcept {
+  if (step_) step_->cancel = true;
+}
+
 void PregelRunner::cancel_and_wait() {
   if (!step_) return;
-  step_->cancel = true;
+  cancel();
   s_.out.wait_step_done();
 }
 
@@ -221,12 +229,19 @@ void PregelRunner::on_async_done(ExecutableTask& t) {
     t.clear_results();
     if (should_retry(t)) return retry_async_later(t);
   }
-  // Hold the step (read before task_finished: the consumer replaces spare_step_ only after the
-  // step's last task has finished).
-  std::shared_ptr<StepRun> sr = t.step_run->max_concurrency > 0 ? spare_step_ : nullptr;
+  // Hold the step (read before task_finished: the consumer replaces or reuses spare_step_ only
+  // after the step's last task has finished; task_finished's count publishes `users`).
+  std::shared_ptr<StepRun> sr;
+  if (t.step_run->max_concurrency > 0) {
+    sr = spare_step_;
+    sr->users.fetch_add(1, std::memory_order_relaxed);
+  }
   task_finished(t);
   // This thread freed a concurrency slot: keep the step going if tasks are waiting for one.
-  if (sr) sr->work();
+  if (sr) {
+    sr->work();
+    sr->users.fetch_sub(1, std::memory_order_release);
+  }
 }
 
 void PregelRunner::task_finished(ExecutableTask& t) {

@@ -49,6 +49,12 @@ struct StepRun {
   ResultOptions options;  // what collect_writes keeps of a result in this run
   bool stream = false;    // some stream mode is wanted: the host streams each finished task
   bool solo = false;  // one plain task run on the consumer's thread, no pool job: no locking
+  // Threads that may still read this StepRun outside a task of it (pool jobs, a coroutine's
+  // thread filling the slot it freed): the consumer reuses it for the next step only at zero.
+  // Each drops out with a release; the consumer's acquire load of zero then orders their reads
+  // before its rewrite (a shared_ptr::use_count() check with a fence did the same, but
+  // ThreadSanitizer does not model fences and reported a race).
+  std::atomic<int> users{0};
   std::atomic<bool> cancel{false};  // the run is being stopped: tasks not started are skipped
   // A task failed: tasks still run (their writes are saved), Runtime::cancelled() tells them.
   std::atomic<bool> sibling_failed{false};
@@ -74,7 +80,9 @@ class PregelRunner {
   /// A task of the running step failed, or the run is being stopped (a dropped stream,
   /// RunConfig::stop): Runtime::cancelled().
   bool cancelled() const noexcept;
-  /// Stops the running step (tasks not started are skipped) and waits for its tasks to end.
+  /// Stops the running step: tasks not started are skipped; those running see cancelled().
+  void cancel() noexcept;
+  /// cancel(), then waits for the step's tasks to end.
   void cancel_and_wait();
 
   /// Submits `fn` to the graph's pool; post_after: after `delay`.
@@ -96,7 +104,7 @@ class PregelRunner {
   RunState& s_;
   RunnerHost& host_;
   StepRun* step_ = nullptr;               // the running step (owned by spare_step_)
-  std::shared_ptr<StepRun> spare_step_;   // reused when no pool job holds it
+  std::shared_ptr<StepRun> spare_step_;   // reused when no thread but the consumer uses it (StepRun::users)
 };
 
 }  // namespace superstep::internal

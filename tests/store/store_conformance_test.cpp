@@ -166,6 +166,37 @@ TEST_P(StoreConformance, NodesReachTheStoreThroughTheRuntime) {
   EXPECT_THROW(inner.compile().invoke(json{{"user", "x"}}), sp::NodeError);  // no store anywhere: nullptr
 }
 
+TEST_P(StoreConformance, NodesOfParallelRunsShareOneStoreFromManyThreads) {
+  // Four callers run a graph whose two parallel nodes each put into the store and read back
+  // what they wrote, while searching what the others wrote: every item lands once, whole.
+  sp::StateSchema schema;
+  schema.field("caller").field("run").field("seen", sp::reducers::add, 0);
+  sp::StateGraph g(schema);
+  auto writer = [](const std::string& side) {
+    return [side](const sp::State& s, sp::Runtime& rt) -> sp::NodeResult {
+      sp::Namespace ns{"callers", std::to_string(s.get<int>("caller"))};
+      std::string key = side + std::to_string(s.get<int>("run"));
+      rt.store()->put(ns, key, {{"run", s.get<int>("run")}, {"side", side}});
+      auto back = rt.store()->get(ns, key);
+      if (!back || back->value["side"] != side) throw std::runtime_error("lost " + key);
+      auto others = rt.store()->search({"callers"}, {.limit = 5});
+      return json{{"seen", others.empty() ? 0 : 1}};
+    };
+  };
+  g.add_node("left", writer("l")).add_node("right", writer("r"));
+  g.add_edge(sp::START, "left").add_edge(sp::START, "right");
+  auto app = g.compile({.executor = std::make_shared<sp::ThreadPool>(4), .store = store});
+  constexpr int kCallers = 4, kRuns = 10;
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c)
+    callers.emplace_back([&, c] {
+      for (int r = 0; r < kRuns; ++r) EXPECT_EQ(app.invoke(json{{"caller", c}, {"run", r}})["seen"], 2);
+    });
+  for (auto& t : callers) t.join();
+  for (int c = 0; c < kCallers; ++c)
+    EXPECT_EQ(store->search({"callers", std::to_string(c)}, {.limit = 100}).size(), 2u * kRuns) << "caller " << c;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllStores, StoreConformance, ::testing::ValuesIn(store_cases()),
                          [](const auto& info) { return info.param.name; });
 
