@@ -32,8 +32,10 @@ async function drive(seed) {
   const deadline = Date.now() + 300_000;
   const history = []; // the last steps taken, for the report when the thread does not finish
   const note = (what) => {
-    history.push(`${new Date().toISOString()} ${what}`);
+    const line = `${new Date().toISOString()} ${what}`;
+    history.push(line);
     if (history.length > 12) history.shift();
+    appendFileSync(`${threadsFile}.trace`, `${threadId} ${line}\n`);
   };
   while (Date.now() < deadline) {
     try {
@@ -41,6 +43,7 @@ async function drive(seed) {
         await client.threads.create({ threadId, ifExists: "do_nothing" });
         created = true;
       }
+      note("list runs");
       const runs = await client.runs.list(threadId, { limit: 100 });
       const active = runs.find((r) => r.status === "pending" || r.status === "running");
       if (active) {
@@ -67,6 +70,7 @@ async function drive(seed) {
         await client.runs.wait(threadId, "torture", { input: null });
       } else {
         runsStarted--;
+        note("finished");
         return;
       }
     } catch (e) {
