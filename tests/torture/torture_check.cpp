@@ -112,13 +112,13 @@ Findings analyse(const std::vector<Record>& records, const std::vector<WorkerRun
   std::vector<const Record*> lost_records;
   for (const auto& r : records) {
     if (r.thread.rfind(prefix, 0) != 0) continue;
+    if (r.done) {  // written by a worker, or by the server's SDK client
+      finished.emplace(r.thread, r.pid);
+      continue;
+    }
     auto w = by_pid.find(r.pid);
     if (w == by_pid.end()) {
       f.problems.push_back("a record of an unknown process " + std::to_string(r.pid));
-      continue;
-    }
-    if (r.done) {
-      finished.emplace(r.thread, r.pid);
       continue;
     }
     if (!r.ok) {

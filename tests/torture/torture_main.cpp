@@ -420,7 +420,8 @@ class ServerDriver {
       server.killed = true;
       ++f.kills;
       if (flag_->exchange(0) > 0) ++f.kills_in_write;
-      server.after = snapshot();
+      // What it may have run: every thread not finished when it started.
+      server.after = torture::take_snapshot(*saver_, unfinished_at_start());
       torture::Snapshot now = server.after;  // nothing ran since: the next server starts from it
       servers_.push_back(std::move(server));
       server = start_server(std::move(now));
@@ -451,11 +452,22 @@ class ServerDriver {
   }
 
  private:
-  // The threads the client created (it names each in the threads file before creating it).
-  torture::Snapshot snapshot() {
+  // The threads the client created (it names each in the threads file before creating it)
+  // and has not yet seen finished: a finished thread runs nothing more (the `done` lines the
+  // client writes into the records check that), so reading it again would only make each
+  // restart slower as the store grows.
+  std::set<std::string> finished() const {
+    std::set<std::string> done;
+    std::ifstream in(threads_file_ + ".done");
+    for (std::string id; std::getline(in, id);) done.insert(id);
+    return done;
+  }
+  // The threads created so far that were not finished when the running server started.
+  std::vector<std::string> unfinished_at_start() const {
     std::vector<std::string> mine;
-    for (const auto& [thread, seed] : threads()) mine.push_back(thread);
-    return torture::take_snapshot(*saver_, mine);
+    for (const auto& [thread, seed] : threads())
+      if (!finished_at_start_.count(thread)) mine.push_back(thread);
+    return mine;
   }
 
   static bool wait_exit(pid_t pid, std::chrono::seconds limit, int* status) {
@@ -471,7 +483,8 @@ class ServerDriver {
 
   Worker start_server(std::optional<torture::Snapshot> before = std::nullopt) {
     Worker w;
-    w.before = before ? std::move(*before) : snapshot();
+    finished_at_start_ = finished();
+    w.before = before ? std::move(*before) : torture::take_snapshot(*saver_, unfinished_at_start());
     std::string db = store_.kind == "postgres" ? store_.dsn : store_.db;
     std::vector<std::string> args = {self_,     "serve",    "--db",   db,        "--port", std::to_string(port_),
                                      "--records", records_, "--flag", flag_path_};
@@ -508,7 +521,7 @@ class ServerDriver {
   }
 
   pid_t start_client() {
-    std::vector<std::string> args = {"node", client_, url_, threads_file_, stop_file_, "4"};
+    std::vector<std::string> args = {"node", client_, url_, threads_file_, stop_file_, records_, "4"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -581,6 +594,7 @@ class ServerDriver {
   std::string records_, flag_path_, log_, threads_file_, stop_file_, url_;
   unsigned short port_ = 0;
   pid_t server_pid_ = 0, client_pid_ = 0;  // alive, to be stopped if the run fails
+  std::set<std::string> finished_at_start_;  // threads finished when the running server started
   std::atomic<int>* flag_ = nullptr;
   std::shared_ptr<sp::CheckpointSaver> saver_;
   std::vector<Worker> servers_;

@@ -3,16 +3,19 @@
 // Every request may fail (the server is gone): the client then looks again at what the server
 // holds (the thread's runs and state) and does the next thing, so a run is never started twice.
 //
-//   node torture_client.mjs URL THREADS_FILE STOP_FILE [LANES]
-// Appends "thread_id<TAB>seed" to THREADS_FILE for every thread it creates; starts new threads
-// (LANES at once) until STOP_FILE exists, finishes those under way, prints a JSON summary.
+//   node torture_client.mjs URL THREADS_FILE STOP_FILE RECORDS_FILE [LANES]
+// Appends "thread_id<TAB>seed" to THREADS_FILE for every thread it creates, and when the thread
+// is finished a `done` line to RECORDS_FILE (the driver's records: nothing of that thread may
+// run after it) and its id to THREADS_FILE.done (the driver stops reading its checkpoints);
+// starts new threads (LANES at once) until STOP_FILE exists, finishes those under way, prints a
+// JSON summary.
 import { Client } from "@langchain/langgraph-sdk";
 import { randomUUID } from "node:crypto";
 import { appendFileSync, existsSync } from "node:fs";
 
-const [url, threadsFile, stopFile, lanesArg] = process.argv.slice(2);
-if (!url || !threadsFile || !stopFile) {
-  console.error("usage: node torture_client.mjs URL THREADS_FILE STOP_FILE [LANES]");
+const [url, threadsFile, stopFile, recordsFile, lanesArg] = process.argv.slice(2);
+if (!url || !threadsFile || !stopFile || !recordsFile) {
+  console.error("usage: node torture_client.mjs URL THREADS_FILE STOP_FILE RECORDS_FILE [LANES]");
   process.exit(2);
 }
 // No SDK retries: a failed call is answered by looking at the server's state again.
@@ -71,6 +74,8 @@ async function drive(seed) {
       } else {
         runsStarted--;
         note("finished");
+        appendFileSync(recordsFile, `done\t${process.pid}\t${threadId}\t-\t-\t-\t0\t0\n`);
+        appendFileSync(`${threadsFile}.done`, `${threadId}\n`);
         return;
       }
     } catch (e) {
