@@ -460,11 +460,14 @@ void Persistence::finish_or_throw() {
     if (exit_dirty_) store_checkpoint();
     exit_dirty_ = false;
     std::lock_guard lock(exit_mutex_);
-    for (auto& [task, writes] : exit_writes_)
+    for (auto& entry : exit_writes_) {  // not a structured binding: clang 14 cannot capture one
+      const std::string& task = entry.first;
+      const auto& writes = entry.second;
       name_saver_failure(s_.g->name, current_.thread_id, [&] { return saving_writes(task, s_.checkpoint_id()); }, [&] {
         saver_->put_writes(CheckpointConfig{current_.thread_id, current_.checkpoint_ns, s_.checkpoint_id(), run_id_},
                            writes, task);
       });
+    }
     exit_writes_.clear();
   }
   queue_->drain();
