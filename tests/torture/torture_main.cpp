@@ -114,6 +114,19 @@ struct Figures {
   long executions = 0, failed_attempts = 0, lost = 0, duplicates = 0, holes = 0, after_return = 0;
   int max_lost_steps = 0, sync_violations = 0, chain_problems = 0, state_mismatches = 0, other_problems = 0;
   double seconds = 0, calibration_ms = 0;
+  /// Copies what analyse() found.
+  void take(const torture::Findings& found) {
+    executions = found.executions;
+    failed_attempts = found.failed_attempts;
+    lost = found.lost;
+    duplicates = found.duplicates;
+    holes = found.holes;
+    max_lost_steps = found.max_lost_steps;
+    sync_violations = found.sync_violations;
+    after_return = found.after_return;
+    other_problems = static_cast<int>(found.problems.size()) -
+                     static_cast<int>(found.duplicates + found.holes + found.sync_violations + found.after_return);
+  }
   bool ok() const {
     return duplicates == 0 && holes == 0 && sync_violations == 0 && after_return == 0 && chain_problems == 0 &&
            state_mismatches == 0 && other_problems == 0;
@@ -275,16 +288,7 @@ class Driver {
     std::vector<torture::WorkerRun> runs;
     for (const auto& w : workers_) runs.push_back({w.pid, w.killed, w.before, w.after});
     auto found = torture::analyse(torture::read_records(records_), runs, prefix_, durability_ == "sync");
-    f.executions = found.executions;
-    f.failed_attempts = found.failed_attempts;
-    f.lost = found.lost;
-    f.duplicates = found.duplicates;
-    f.holes = found.holes;
-    f.max_lost_steps = found.max_lost_steps;
-    f.sync_violations = found.sync_violations;
-    f.after_return = found.after_return;
-    f.other_problems = static_cast<int>(found.problems.size()) -
-                       static_cast<int>(found.duplicates + found.holes + found.sync_violations + found.after_return);
+    f.take(found);
     for (const auto& p : found.problems) report(p);
     // Every thread: finished, a valid chain, the reference's final state.
     auto pool = std::make_shared<sp::ThreadPool>(2);
@@ -548,16 +552,7 @@ class ServerDriver {
     std::vector<torture::WorkerRun> runs;
     for (const auto& w : servers_) runs.push_back({w.pid, w.killed, w.before, w.after});
     auto found = torture::analyse(torture::read_records(records_), runs, "", /*sync=*/true);
-    f.executions = found.executions;
-    f.failed_attempts = found.failed_attempts;
-    f.lost = found.lost;
-    f.duplicates = found.duplicates;
-    f.holes = found.holes;
-    f.max_lost_steps = found.max_lost_steps;
-    f.sync_violations = found.sync_violations;
-    f.after_return = found.after_return;
-    f.other_problems = static_cast<int>(found.problems.size()) -
-                       static_cast<int>(found.duplicates + found.holes + found.sync_violations + found.after_return);
+    f.take(found);
     for (const auto& p : found.problems) report(p);
     auto pool = std::make_shared<sp::ThreadPool>(2);
     auto ref_recorder = std::make_shared<torture::Recorder>((dir_ / "reference-records").string());
