@@ -339,6 +339,8 @@ SqliteSaver::~SqliteSaver() {
 
 int SqliteSaver::schema_version() { return kSchemaVersion; }
 
+std::pair<sqlite3*, std::recursive_mutex*> SqliteSaver::connection() const { return {impl_->db, &impl_->mutex}; }
+
 bool SqliteSaver::stores_deltas() const { return impl_->deltas; }
 void SqliteSaver::store_deltas(bool on) { impl_->deltas = on; }
 
@@ -444,6 +446,9 @@ void SqliteSaver::batch(const std::function<void()>& writes) {
       failed = std::current_exception();
     }
     --impl_->batch_depth;
+    // A failure after which SQLite rolled the whole transaction back (disk full, an I/O error)
+    // left nothing to commit: that failure is the batch's.
+    if (failed && sqlite3_get_autocommit(impl_->db)) std::rethrow_exception(failed);
   });
   if (failed) std::rethrow_exception(failed);
 }

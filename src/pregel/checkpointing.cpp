@@ -10,6 +10,7 @@
 #include "pregel/command.hpp"
 #include "pregel/limits.hpp"
 #include "pregel/persistence.hpp"
+#include "pregel/runner.hpp"
 #include "pregel/stored_writes.hpp"
 
 namespace superstep::internal {
@@ -46,7 +47,19 @@ void Persistence::save_task_writes(ExecutableTask& t) {
     if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
   }
   if (w.empty()) return;
+  if (durability_ == Durability::sync && !t.error && !t.paused && t.step_run && t.step_run->solo) {
+    held_ = HeldWrites{{current_.thread_id, current_.checkpoint_ns, s_.checkpoint_id(), run_id_}, t.id(), std::move(w)};
+    return;
+  }
   put_writes(s_.checkpoint_id(), t.id(), std::move(w));
+}
+
+void Persistence::flush_held() {
+  if (!held_) return;
+  HeldWrites h = std::move(*held_);
+  held_.reset();
+  name_saver_failure(s_.g->name, h.config.thread_id, [&] { return saving_writes(h.task_id, *h.config.checkpoint_id); },
+                     [&] { saver_->put_writes(h.config, h.writes, h.task_id); });
 }
 
 void Persistence::match_pending_writes() {
@@ -361,8 +374,24 @@ void Persistence::store_checkpoint() {
         },
         /*bounded=*/true);
   } else {
-    name_saver_failure(s_.g->name, parent.thread_id, [&] { return saving_checkpoint(c.id, metadata_); },
-                       [&] { saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas); });
+    if (held_) {
+      // The step's writes, then its checkpoint: one unit of storage work (each still succeeds
+      // or fails on its own: writes stored and a checkpoint refused stay stored).
+      HeldWrites h = std::move(*held_);
+      held_.reset();
+      name_saver_failure(
+          s_.g->name, parent.thread_id,
+          [&] { return saving_writes(h.task_id, *h.config.checkpoint_id) + " and " + saving_checkpoint(c.id, metadata_); },
+          [&] {
+            saver_->batch([&] {
+              saver_->put_writes(h.config, h.writes, h.task_id);
+              saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas);
+            });
+          });
+    } else {
+      name_saver_failure(s_.g->name, parent.thread_id, [&] { return saving_checkpoint(c.id, metadata_); },
+                         [&] { saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas); });
+    }
   }
 }
 
@@ -456,6 +485,7 @@ void Persistence::finish_or_throw() {
       p.locked_ = false;
     }
   } unlock{*this};
+  flush_held();  // the run ends (or is dropped) between a held task's end and its step's checkpoint
   if (durability_ == Durability::exit) {
     if (exit_dirty_) store_checkpoint();
     exit_dirty_ = false;

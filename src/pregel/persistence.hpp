@@ -122,7 +122,12 @@ class Persistence {
   /// Before a planned step with tasks runs: interrupt_before, and the saved updates of finished tasks.
   Planned before_step();
   /// A finished task's writes (its error, its interrupts), stored for the step's checkpoint (a task's thread).
+  /// With durability sync, a step's only task run on the consumer's thread has its writes held
+  /// and stored with the step's checkpoint in one saver batch(); any other way out of the step
+  /// (an error, a limit, the run dropped) stores them first (flush_held), as if not held.
   void save_task_writes(ExecutableTask& t);
+  /// Stores held writes now (none: nothing). Throws what the saver threw, named.
+  void flush_held();
   /// interrupt(): the answer for task `t`'s next interrupt() call, or throws GraphInterrupt (a task's thread).
   json interrupt(ExecutableTask& t, json value);
   /// A subgraph task being resumed: the Command.resume value meant for it (null when none).
@@ -223,6 +228,14 @@ class Persistence {
   bool tasks_versioned_ = false;               // it had a __pregel_tasks version
   std::vector<uint64_t> saved_interrupt_seen_; // its versions_seen["__interrupt__"]
   std::vector<PendingWrite> pending_;          // the current checkpoint's pending writes
+  // Durability sync, a step of one task run on the consumer's thread: its writes, held until
+  // the step's checkpoint so both go to the saver in one batch() (one transaction in SqliteSaver).
+  struct HeldWrites {
+    CheckpointConfig config;
+    std::string task_id;
+    std::vector<std::pair<std::string, json>> writes;
+  };
+  std::optional<HeldWrites> held_;
   json sends_ = nullptr;                       // the current checkpoint's __pregel_tasks (pending Sends), or null
   bool inspected_writes_ = false;              // snapshot() applied writes to the channels
   bool match_pending_ = false;                 // the next plan reuses writes of finished tasks

@@ -43,8 +43,11 @@ void Core::open() {
     saver_ = std::make_shared<ServerSaver>(std::make_shared<PostgresSaver>(db));
     store_ = std::make_shared<PostgresStore>(db);
   } else {
-    saver_ = std::make_shared<ServerSaver>(std::make_shared<SqliteSaver>(db));
-    store_ = std::make_shared<SqliteStore>(db);
+    // One connection for checkpoints and records: two on one file reload their page caches
+    // after each other's every write (docs/performance.md, "The server").
+    auto sqlite = std::make_shared<SqliteSaver>(db);
+    saver_ = std::make_shared<ServerSaver>(sqlite);
+    store_ = std::make_shared<SqliteStore>(sqlite);
   }
   records_ = std::make_unique<Records>(store_);
   store_api_ = std::make_unique<StoreApi>(store_);

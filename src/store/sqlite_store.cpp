@@ -1,11 +1,13 @@
 // SqliteStore: the long-term memory store in SQLite, one table (prefix, key, value,
-// timestamps); one connection per store, guarded by a mutex.
+// timestamps); a connection of its own, or a SqliteSaver's, guarded by a mutex (the saver's
+// when shared).
 #include "superstep/store/sqlite_store.hpp"
 
 #include <mutex>
 #include <utility>
 
 #include "internal/sqlite.hpp"
+#include "superstep/checkpoint/sqlite_saver.hpp"
 #include "store/store_common.hpp"
 #include "superstep/errors.hpp"
 
@@ -17,7 +19,9 @@ namespace sqlite = internal::sqlite;
 struct SqliteStore::Impl {
   sqlite3* db = nullptr;
   std::string path;
-  std::mutex mutex;  // guards db and stmts (one statement at a time)
+  std::shared_ptr<SqliteSaver> saver;  // set: db is the saver's connection, not closed here
+  std::recursive_mutex own_mutex;
+  std::recursive_mutex* mutex = &own_mutex;  // guards db and stmts (one statement at a time)
   sqlite::StmtCache stmts{db};  // get, put and delete, prepared once
 
   /// Runs `fn`, reporting an SQLite failure as this store's Error ("SqliteStore '<path>': <what>: ...").
@@ -42,6 +46,17 @@ struct SqliteStore::Impl {
   }
 };
 
+namespace {
+
+void create_table(sqlite3* db, const std::string& path) {
+  sqlite::exec(db,
+               "CREATE TABLE IF NOT EXISTS store (prefix TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, "
+               "created_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (prefix, key))",
+               path);
+}
+
+}  // namespace
+
 SqliteStore::SqliteStore(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
   try {
@@ -53,24 +68,38 @@ SqliteStore::SqliteStore(const std::string& path) : impl_(std::make_unique<Impl>
     // As SqliteSaver: WAL with synchronous NORMAL, so a commit survives the process's crash
     // without an fsync per write (a power loss may lose the last commits).
     if (path != ":memory:") sqlite::exec(impl_->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", path);
-    sqlite::exec(impl_->db,
-                 "CREATE TABLE IF NOT EXISTS store (prefix TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, "
-                 "created_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (prefix, key))",
-                 path);
+    create_table(impl_->db, path);
   } catch (const sqlite::Error& e) {
     sqlite3_close(impl_->db);
     throw Error("SqliteStore '" + path + "': " + e.reason);
   }
 }
 
+SqliteStore::SqliteStore(const std::shared_ptr<SqliteSaver>& saver) : impl_(std::make_unique<Impl>()) {
+  if (!saver) throw Error("SqliteStore: no saver given to share a connection with");
+  auto [db, mutex] = saver->connection();
+  impl_->saver = saver;
+  impl_->db = db;
+  impl_->mutex = mutex;
+  const char* file = sqlite3_db_filename(db, "main");
+  impl_->path = file && *file ? file : ":memory:";
+  std::lock_guard lock(*impl_->mutex);
+  try {
+    create_table(impl_->db, impl_->path);
+  } catch (const sqlite::Error& e) {
+    throw Error("SqliteStore '" + impl_->path + "': " + e.reason);
+  }
+}
+
 SqliteStore::~SqliteStore() {
+  std::lock_guard lock(*impl_->mutex);  // a shared connection may be in use by the saver
   impl_->stmts.clear();
-  if (impl_->db) sqlite3_close(impl_->db);
+  if (!impl_->saver && impl_->db) sqlite3_close(impl_->db);
 }
 
 std::optional<Item> SqliteStore::get(const Namespace& ns, const std::string& key) const {
   std::string j = internal::join_namespace(ns, key);
-  std::lock_guard lock(impl_->mutex);
+  std::lock_guard lock(*impl_->mutex);
   return impl_->guarded("get", [&]() -> std::optional<Item> {
     Stmt st(impl_->db, impl_->stmts, "SELECT prefix, key, value, created_at, updated_at FROM store WHERE prefix = ?1 AND key = ?2");
     st.bind(1, j).bind(2, key);
@@ -83,7 +112,7 @@ void SqliteStore::put(const Namespace& ns, const std::string& key, const json& v
   std::string j = internal::join_namespace(ns, key);
   internal::check_value(ns, key, value);
   std::string now = internal::store_timestamp();
-  std::lock_guard lock(impl_->mutex);
+  std::lock_guard lock(*impl_->mutex);
   impl_->guarded("put", [&] {
     Stmt(impl_->db, impl_->stmts,
          "INSERT INTO store (prefix, key, value, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4) "
@@ -98,7 +127,7 @@ void SqliteStore::put(const Namespace& ns, const std::string& key, const json& v
 
 void SqliteStore::delete_(const Namespace& ns, const std::string& key) {
   std::string j = internal::join_namespace(ns, key);
-  std::lock_guard lock(impl_->mutex);
+  std::lock_guard lock(*impl_->mutex);
   impl_->guarded("delete", [&] {
     Stmt(impl_->db, impl_->stmts, "DELETE FROM store WHERE prefix = ?1 AND key = ?2").bind(1, j).bind(2, key).run();
   });
@@ -109,7 +138,7 @@ std::vector<Item> SqliteStore::search(const Namespace& prefix, const SearchOptio
   internal::check_filter(options.filter);
   std::vector<Item> out;
   {
-    std::lock_guard lock(impl_->mutex);
+    std::lock_guard lock(*impl_->mutex);
     impl_->guarded("search", [&] {
       Stmt st(impl_->db,
               "SELECT prefix, key, value, created_at, updated_at FROM store "
@@ -128,7 +157,7 @@ std::vector<Item> SqliteStore::search(const Namespace& prefix, const SearchOptio
 std::vector<Namespace> SqliteStore::list_namespaces(const ListNamespacesOptions& options) const {
   std::vector<std::string> joined;
   {
-    std::lock_guard lock(impl_->mutex);
+    std::lock_guard lock(*impl_->mutex);
     impl_->guarded("list_namespaces", [&] {
       Stmt st(impl_->db, "SELECT DISTINCT prefix FROM store");
       while (st.step()) joined.push_back(st.text(0));

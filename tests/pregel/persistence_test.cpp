@@ -1134,6 +1134,72 @@ TEST_P(Persistence, AStoppedRunKeepsItsCheckpointsAndContinuesFromThemWithNullIn
   }
 }
 
+// Durability sync: a step whose only task ran on the consumer's thread stores that task's
+// writes and the step's checkpoint in one batch() (one transaction in SqliteSaver), writes
+// first; a parallel step stores each task's writes as it finishes. Held writes are never lost
+// when the run goes no further: a stream dropped right after the task's `updates` part still
+// stores them, so a resume does not run the task again.
+TEST_P(Persistence, AOneTaskStepStoresItsWritesWithItsCheckpointInOneBatchAndKeepsThemWhenDropped) {
+  struct Recording : Forwarding {
+    using Forwarding::Forwarding;
+    std::mutex m;
+    std::vector<std::string> log;
+    void note(std::string s) {
+      std::lock_guard l(m);
+      log.push_back(std::move(s));
+    }
+    void batch(const std::function<void()>& w) override {
+      note("{");
+      Forwarding::batch(w);
+      note("}");
+    }
+    sp::CheckpointConfig put_with_deltas(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& meta,
+                                         const json& nv, const sp::PutDeltas& d) override {
+      note("put " + meta["step"].dump());
+      return Forwarding::put_with_deltas(c, cp, meta, nv, d);
+    }
+    void put_writes(const sp::CheckpointConfig& c, const std::vector<std::pair<std::string, json>>& w,
+                    const std::string& t, const std::string& p) override {
+      note("writes");
+      Forwarding::put_writes(c, w, t, p);
+    }
+  };
+  auto rec = std::make_shared<Recording>(saver);
+  std::atomic<int> a_runs{0};
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", [&](const sp::State&) {
+    ++a_runs;
+    return json{{"trace", {"a"}}};
+  });
+  g.add_node("b", tracer("b"));
+  g.add_node("c", tracer("c"));
+  g.add_edge(sp::START, "a").add_edge("a", "b").add_edge("a", "c");
+  auto app = g.compile({.executor = pool(2), .checkpointer = rec});
+  sp::RunConfig config = cfg("t");
+  config.durability = sp::Durability::sync;
+  EXPECT_EQ(app.invoke(json::object(), config)["trace"], json({"a", "b", "c"}));
+  // Step -1: the input checkpoint; steps 0 (__start__) and 1 (a): one batch each; step 2 (b and
+  // c in parallel): their writes as each finishes, then the checkpoint.
+  EXPECT_EQ(rec->log, (std::vector<std::string>{"put -1", "{", "writes", "put 0", "}", "{", "writes", "put 1", "}",
+                                                "writes", "writes", "put 2"}));
+
+  a_runs = 0;
+  {
+    sp::RunConfig d = cfg("dropped");
+    d.durability = sp::Durability::sync;
+    auto stream = app.stream(json::object(), d, {sp::StreamMode::updates});
+    auto it = stream.begin();
+    ASSERT_NE(it, stream.end());
+    EXPECT_EQ((*it).data, json({{"a", {{"trace", {"a"}}}}}));
+  }  // dropped between a's end and its step's checkpoint
+  sp::StateSnapshot st = app.get_state(cfg("dropped"));
+  ASSERT_EQ(st.tasks.size(), 1u);
+  EXPECT_EQ(st.tasks[0].name, "a");
+  EXPECT_TRUE(st.next.empty());  // as LangGraph: a task whose writes are stored is not "next"
+  EXPECT_EQ(app.invoke(nullptr, cfg("dropped"))["trace"], json({"a", "b", "c"}));
+  EXPECT_EQ(a_runs, 1);  // its writes were stored: it did not run again
+}
+
 TEST_P(Persistence, AStopInsideASubgraphStopsTheParentAndNullInputContinuesTheSubgraph) {
   std::stop_source stop;
   std::atomic<int> inner1_ran{0};

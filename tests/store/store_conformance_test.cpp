@@ -24,6 +24,11 @@ void PrintTo(const StoreCase& c, std::ostream* os) { *os << c.name; }
 std::vector<StoreCase> store_cases() {
   return {{"memory", [] { return std::make_shared<sp::InMemoryStore>(); }},
           {"sqlite", [] { return std::make_shared<sp::SqliteStore>(testing_util::scratch_db("store")); }},
+          {"sqlite_on_saver",
+           [] {
+             auto saver = std::make_shared<sp::SqliteSaver>(testing_util::scratch_db("store_on_saver"));
+             return std::make_shared<sp::SqliteStore>(saver);
+           }},
           {"postgres",
            [] {
              auto schema = std::make_shared<PgSchema>("store");
@@ -208,4 +213,46 @@ TEST(SqliteStore, ItemsOutliveTheProcessesObject) {
   }
   sp::SqliteStore again(path);
   EXPECT_EQ(again.get({"a"}, "k")->value, json({{"v", 1}}));
+}
+
+// SqliteStore(saver): one connection for checkpoints and items. Runs checkpointed by the saver
+// (async durability: its save queue holds the connection in batches) whose parallel nodes write
+// to the store, from several threads at once: every checkpoint and every item lands; the store
+// keeps the connection open after the caller's last handle on the saver is gone.
+TEST(SqliteStore, OnASaversConnectionCheckpointsAndItemsInterleaveFromManyThreads) {
+  std::string path = testing_util::scratch_db("store_shared_connection");
+  auto saver = std::make_shared<sp::SqliteSaver>(path);
+  auto store = std::make_shared<sp::SqliteStore>(saver);
+  sp::StateSchema schema;
+  schema.field("caller").field("n", sp::reducers::add, 0);
+  sp::StateGraph g(schema);
+  auto writer = [](const std::string& side) {
+    return [side](const sp::State& s, sp::Runtime& rt) -> sp::NodeResult {
+      rt.store()->put({"shared", std::to_string(s.get<int>("caller"))}, side + std::to_string(s.get<int>("n")), {{"n", s.get<int>("n")}});
+      return json{{"n", 1}};
+    };
+  };
+  g.add_node("left", writer("l")).add_node("right", writer("r"));
+  g.add_edge(sp::START, "left").add_edge(sp::START, "right");
+  auto app = g.compile({.executor = std::make_shared<sp::ThreadPool>(4), .checkpointer = saver, .store = store});
+  saver.reset();  // the graph and the store hold it
+  constexpr int kCallers = 4, kRuns = 8;
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c)
+    callers.emplace_back([&, c] {
+      sp::RunConfig config;
+      config.thread_id = "caller-" + std::to_string(c);
+      config.durability = c % 2 ? sp::Durability::async : sp::Durability::sync;
+      for (int r = 0; r < kRuns; ++r) EXPECT_EQ(app.invoke(json{{"caller", c}}, config)["n"], 2 * (r + 1));
+    });
+  for (auto& t : callers) t.join();
+  for (int c = 0; c < kCallers; ++c) {
+    sp::RunConfig config;
+    config.thread_id = "caller-" + std::to_string(c);
+    EXPECT_EQ(app.get_state_history(config).size(), 3u * kRuns) << "caller " << c;  // input, __start__, the step
+    EXPECT_EQ(store->search({"shared", std::to_string(c)}, {.limit = 100}).size(), 2u * kRuns) << "caller " << c;
+  }
+  // The file holds both, read back by a connection of its own.
+  sp::SqliteStore reopened(path);
+  EXPECT_EQ(reopened.search({"shared"}, {.limit = 1000}).size(), 2u * kCallers * kRuns);
 }

@@ -5,12 +5,18 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "superstep/checkpoint/saver.hpp"
 
+struct sqlite3;
+
 namespace superstep {
+
+class SqliteStore;
 
 /// How a SqliteSaver opens its file.
 struct SqliteSaverOptions {
@@ -66,6 +72,9 @@ class SqliteSaver final : public DeltaCheckpointSaver {
   static int schema_version();
 
  private:
+  friend class SqliteStore;  // SqliteStore(saver): a store on this saver's connection
+  /// The connection, and the mutex every use of it holds.
+  std::pair<sqlite3*, std::recursive_mutex*> connection() const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

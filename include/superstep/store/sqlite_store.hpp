@@ -10,10 +10,17 @@
 
 namespace superstep {
 
+class SqliteSaver;
+
 class SqliteStore final : public BaseStore {
  public:
   /// Opens (creating if needed) the database at `path` (":memory:" for a private one).
   explicit SqliteStore(const std::string& path);
+  /// A store in `saver`'s database, on the saver's own connection (kept open while the store
+  /// lives). One connection for checkpoints and items: neither reloads its page cache after the
+  /// other wrote, as two connections to one file must (the server keeps its records this way).
+  /// Each call waits for the saver's call under way, and the other way round.
+  explicit SqliteStore(const std::shared_ptr<SqliteSaver>& saver);
   ~SqliteStore() override;
 
   std::optional<Item> get(const Namespace& ns, const std::string& key) const override;
