@@ -3,6 +3,7 @@
 // task's three pending writes. Arg: steps per batch (1 = each call its own transaction, as with
 // durability sync; 16 = what async durability commits together when the saver is behind).
 #include <benchmark/benchmark.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -79,5 +80,43 @@ void BM_SqliteSaverStep(benchmark::State& state) {
   for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + ext);
 }
 BENCHMARK(BM_SqliteSaverStep)->Arg(1)->Arg(16);
+
+// The floor under any durable write on this machine: SQLite itself, no superstep code. One
+// transaction (BEGIN IMMEDIATE, one insert of a 400-byte row keyed like a checkpoint, COMMIT)
+// with prepared statements, in WAL mode with synchronous NORMAL as SqliteSaver opens its file.
+// A `server_wait` run of `seq3` commits 7 transactions (5 checkpoints, the last three with their
+// step's writes, and the run's two records): docs/performance.md, "Targets, and the floors".
+void BM_SqliteCommitFloor(benchmark::State& state) {
+  auto path = std::filesystem::temp_directory_path() / ("superstep_floor_" + std::to_string(::getpid()) + ".db");
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_exec(db,
+               "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+               "CREATE TABLE t (thread TEXT, id TEXT, value TEXT, PRIMARY KEY (thread, id))",
+               nullptr, nullptr, nullptr);
+  sqlite3_stmt *begin = nullptr, *insert = nullptr, *commit = nullptr;
+  sqlite3_prepare_v2(db, "BEGIN IMMEDIATE", -1, &begin, nullptr);
+  sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?1, ?2, ?3)", -1, &insert, nullptr);
+  sqlite3_prepare_v2(db, "COMMIT", -1, &commit, nullptr);
+  const std::string value(400, 'x');
+  long i = 0;
+  bool ok = true;
+  for (auto _ : state) {
+    std::string thread = "thread-" + std::to_string(i % 64), id = id_of(i);
+    ++i;
+    ok = ok && sqlite3_step(begin) == SQLITE_DONE;
+    sqlite3_bind_text(insert, 1, thread.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(insert, 2, id.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(insert, 3, value.c_str(), -1, SQLITE_STATIC);
+    ok = ok && sqlite3_step(insert) == SQLITE_DONE;
+    ok = ok && sqlite3_step(commit) == SQLITE_DONE;
+    for (sqlite3_stmt* st : {begin, insert, commit}) sqlite3_reset(st);
+  }
+  if (!ok) state.SkipWithError(sqlite3_errmsg(db));
+  for (sqlite3_stmt* st : {begin, insert, commit}) sqlite3_finalize(st);
+  sqlite3_close(db);
+  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + ext);
+}
+BENCHMARK(BM_SqliteCommitFloor);
 
 }  // namespace
