@@ -468,7 +468,7 @@ json Core::thread_history(const std::string& id, const json& body) {
   return out;
 }
 
-json Core::refresh_thread_locked(json& thread, const std::optional<std::string>& error, const RunSlot* run) {
+json Core::refresh_thread_locked(json& thread, const std::optional<std::string>& error, const RunSlot* run, bool save) {
   std::string id = thread["thread_id"];
   auto& slot = thread_slots_[id];
   bool busy = !slot.pending.empty() || !slot.running.empty();
@@ -504,7 +504,7 @@ json Core::refresh_thread_locked(json& thread, const std::optional<std::string>&
   if (error) thread["error"] = *error;
   else thread.erase("error");
   thread["updated_at"] = now_iso();
-  save_thread(thread);
+  if (save) save_thread(thread);
   return thread;
 }
 

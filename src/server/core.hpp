@@ -163,8 +163,9 @@ class Core {
   std::pair<std::string, CompiledStateGraph> graph_of_assistant(const std::string& id);
   /// The thread's values, interrupts and status after a run or an update. `run`: the run that
   /// just ended; when it ended without pausing or failing, its last state is the thread's and
-  /// the checkpoint need not be read.
-  json refresh_thread_locked(json& thread, const std::optional<std::string>& error, const RunSlot* run = nullptr);
+  /// the checkpoint need not be read. `save`: stores the thread's record (false: the caller does).
+  json refresh_thread_locked(json& thread, const std::optional<std::string>& error, const RunSlot* run = nullptr,
+                             bool save = true);
 
   /// Sets (null: removes) a thread's time to live, {ttl: minutes, strategy}.
   void set_ttl_locked(const std::string& id, const json& ttl);

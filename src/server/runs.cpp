@@ -361,6 +361,7 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
   }
   std::string rid = run->doc["run_id"], tid = run->doc["thread_id"];
   bool delete_thread_after = false;
+  bool save_ended = false;
   bool rollback;
   {
     std::lock_guard lock(mutex_);
@@ -389,21 +390,31 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
       run->doc["status"] = status;
       run->doc["updated_at"] = now_iso();
       if (!run->error.is_null()) run->doc["error"] = run->error;  // for joins once it left memory
-      save_run(run->doc);
+      save_ended = true;  // with its thread's record, below
     }
+    json* thread = nullptr;
     if (status != "pending") {
       auto t = threads_.find(tid);
       if (t != threads_.end()) {
-        refresh_thread_locked(t->second, error_text, run.get());
+        refresh_thread_locked(t->second, error_text, run.get(), /*save=*/false);
+        thread = &t->second;
         const json& kw = run->doc["kwargs"];
         if (kw.value("temporary", false) && kw.value("on_completion", std::string("delete")) == "delete" &&
-            thread_slots_[tid].pending.empty()) {
+            thread_slots_[tid].pending.empty())
           delete_thread_after = true;
-          records_->remove("threads", tid);
-          threads_.erase(t);
-          thread_slots_.erase(tid);
-        }
       }
+    }
+    // The run's record and its thread's: one unit of storage work (with SQLite one transaction,
+    // the records being on the saver's connection: docs/server.md, "Storage").
+    if (save_ended || thread)
+      saver_->batch([&] {
+        if (save_ended) save_run(run->doc);
+        if (delete_thread_after) records_->remove("threads", tid);
+        else if (thread) save_thread(*thread);
+      });
+    if (delete_thread_after) {
+      threads_.erase(tid);
+      thread_slots_.erase(tid);
     }
     log_line("run " + rid + " " + status + (error_text ? ": " + *error_text : std::string()));
     if (status != "pending" && runs_.count(rid)) retire_later(run);
