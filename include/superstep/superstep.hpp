@@ -12,6 +12,7 @@
 #include "superstep/channels/typed_field.hpp"
 #include "superstep/value.hpp"
 #include "superstep/checkpoint/checkpoint.hpp"
+#include "superstep/checkpoint/forwarding_saver.hpp"
 #include "superstep/checkpoint/memory_saver.hpp"
 #include "superstep/checkpoint/saver.hpp"
 #include "superstep/config.hpp"

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "checkpoint/saver_common.hpp"
+#include "superstep/checkpoint/forwarding_saver.hpp"
 #include "saver_cases.hpp"
 #include "test_util.hpp"
 
@@ -479,6 +480,17 @@ TEST_P(SaverConformance, FormatThreeCheckpointsGetPendingSendsFromTheParent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Savers, SaverConformance, ::testing::ValuesIn(testing_util::saver_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+// ForwardingSaver hands every call on: the whole suite passes through one, over SQLite (whose
+// every call, claims and batches included, has its own implementation).
+std::vector<testing_util::SaverCase> forwarding_cases() {
+  return {{"forwarding_sqlite", [] {
+             return std::make_shared<sp::ForwardingSaver>(
+                 std::make_shared<sp::SqliteSaver>(testing_util::scratch_db("forwarding")));
+           }}};
+}
+INSTANTIATE_TEST_SUITE_P(Forwarding, SaverConformance, ::testing::ValuesIn(forwarding_cases()),
                          [](const auto& info) { return info.param.name; });
 
 // SQLite and PostgreSQL write the stored form's text directly; it must be the stored form dumped.

@@ -350,32 +350,14 @@ TEST(LimitsSqlite, ATenMegabyteValueIsReadBackByAnotherSaverOnTheFile) {
 }
 
 /// Counts what list() hands back, to show that a page of history reads a page.
-struct CountingSaver : sp::CheckpointSaver {
-  std::shared_ptr<sp::CheckpointSaver> inner;
+struct CountingSaver : sp::ForwardingSaver {
   std::atomic<std::size_t> listed = 0;
-  explicit CountingSaver(std::shared_ptr<sp::CheckpointSaver> s) : inner(std::move(s)) {}
-  sp::CheckpointConfig put(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m, const json& nv) override {
-    return put_with_deltas(c, cp, m, nv, {});
-  }
-  bool stores_deltas() const override { return inner->stores_deltas(); }
-  sp::CheckpointConfig put_with_deltas(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m,
-                                       const json& nv, const sp::PutDeltas& d) override {
-    return inner->put_with_deltas(c, cp, m, nv, d);
-  }
-  void batch(const std::function<void()>& w) override { inner->batch(w); }
-  void put_writes(const sp::CheckpointConfig& c, const std::vector<std::pair<std::string, json>>& w,
-                  const std::string& t, const std::string& p) override {
-    inner->put_writes(c, w, t, p);
-  }
-  std::optional<sp::CheckpointTuple> get_tuple(const sp::CheckpointConfig& c) override { return inner->get_tuple(c); }
+  using ForwardingSaver::ForwardingSaver;
   std::vector<sp::CheckpointTuple> list(const sp::CheckpointQuery& q) override {
-    auto out = inner->list(q);
+    auto out = ForwardingSaver::list(q);
     listed += out.size();
     return out;
   }
-  void delete_thread(const std::string& t) override { inner->delete_thread(t); }
-  void copy_thread(const std::string& a, const std::string& b) override { inner->copy_thread(a, b); }
-  void prune(const std::vector<std::string>& t, bool k) override { inner->prune(t, k); }
 };
 
 TEST_P(Limits, TenThousandCheckpointsInOneThreadAreReadInPages) {

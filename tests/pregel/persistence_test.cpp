@@ -53,28 +53,13 @@ std::vector<std::string> sources(const std::vector<sp::StateSnapshot>& history) 
 
 /// A saver that hands every call to `inner`; with `deltas` false it says it stores no deltas, so
 /// the engine hands it whole values and whole version maps (what LangGraph's savers get).
-struct Forwarding : sp::CheckpointSaver {
-  std::shared_ptr<sp::CheckpointSaver> inner;
+struct Forwarding : sp::ForwardingSaver {
   bool deltas = true;
-  explicit Forwarding(std::shared_ptr<sp::CheckpointSaver> s, bool d = true) : inner(std::move(s)), deltas(d) {}
+  explicit Forwarding(std::shared_ptr<sp::CheckpointSaver> s, bool d = true) : ForwardingSaver(std::move(s)), deltas(d) {}
   sp::CheckpointConfig put(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m, const json& nv) override {
     return put_with_deltas(c, cp, m, nv, {});
   }
-  bool stores_deltas() const override { return deltas && inner->stores_deltas(); }
-  sp::CheckpointConfig put_with_deltas(const sp::CheckpointConfig& c, const sp::Checkpoint& cp, const json& m,
-                                       const json& nv, const sp::PutDeltas& d) override {
-    return inner->put_with_deltas(c, cp, m, nv, d);
-  }
-  void batch(const std::function<void()>& w) override { inner->batch(w); }
-  void put_writes(const sp::CheckpointConfig& c, const std::vector<std::pair<std::string, json>>& w,
-                  const std::string& t, const std::string& p) override {
-    inner->put_writes(c, w, t, p);
-  }
-  std::optional<sp::CheckpointTuple> get_tuple(const sp::CheckpointConfig& c) override { return inner->get_tuple(c); }
-  std::vector<sp::CheckpointTuple> list(const sp::CheckpointQuery& q) override { return inner->list(q); }
-  void delete_thread(const std::string& t) override { inner->delete_thread(t); }
-  void copy_thread(const std::string& a, const std::string& b) override { inner->copy_thread(a, b); }
-  void prune(const std::vector<std::string>& t, bool k) override { inner->prune(t, k); }
+  bool stores_deltas() const override { return deltas && inner()->stores_deltas(); }
 };
 
 
@@ -1002,7 +987,7 @@ TEST_P(Persistence, AConversationStoredAsAppendsReadsBackWholeThroughReplacesAnd
                                          const json& nv, const sp::PutDeltas& d) override {
       for (const auto& delta : d.appends) appends += delta.channel == "messages";
       whole += cp.channel_values.contains("messages");
-      return inner->put_with_deltas(c, cp, m, nv, d);
+      return Forwarding::put_with_deltas(c, cp, m, nv, d);
     }
   };
   auto counting = std::make_shared<Counting>(saver);

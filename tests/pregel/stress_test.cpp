@@ -371,31 +371,23 @@ TEST(Stress, AnAsyncStreamDroppedOnTheOnlyWorkerWhileItsCoroutineNodesSleepDoesN
 
 /// A saver whose writes take a while: async durability's queue is still draining when a run's
 /// last step ends.
-class SlowSaver final : public sp::CheckpointSaver {
+class SlowSaver final : public sp::ForwardingSaver {
  public:
+  SlowSaver() : ForwardingSaver(std::make_shared<sp::InMemorySaver>()) {}
+  bool stores_deltas() const override { return false; }  // every checkpoint through put() below
   sp::CheckpointConfig put(const sp::CheckpointConfig& config, const sp::Checkpoint& checkpoint, const json& metadata,
                            const json& new_versions) override {
     std::this_thread::sleep_for(300us);
     ++puts;
-    return inner.put(config, checkpoint, metadata, new_versions);
+    return ForwardingSaver::put(config, checkpoint, metadata, new_versions);
   }
   void put_writes(const sp::CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
                   const std::string& task_id, const std::string& task_path) override {
     std::this_thread::sleep_for(100us);
-    inner.put_writes(config, writes, task_id, task_path);
-  }
-  std::optional<sp::CheckpointTuple> get_tuple(const sp::CheckpointConfig& config) override {
-    return inner.get_tuple(config);
-  }
-  std::vector<sp::CheckpointTuple> list(const sp::CheckpointQuery& query) override { return inner.list(query); }
-  void delete_thread(const std::string& thread_id) override { inner.delete_thread(thread_id); }
-  void copy_thread(const std::string& from, const std::string& to) override { inner.copy_thread(from, to); }
-  void prune(const std::vector<std::string>& thread_ids, bool keep_latest) override {
-    inner.prune(thread_ids, keep_latest);
+    ForwardingSaver::put_writes(config, writes, task_id, task_path);
   }
 
   std::atomic<int> puts{0};
-  sp::InMemorySaver inner;
 };
 
 TEST(Stress, AGraphDestroyedRightAfterItsAsyncCheckpointWritesDrainLeavesEveryCheckpointStored) {

@@ -6,57 +6,38 @@
 #include <atomic>
 #include <memory>
 
-#include <superstep/checkpoint/saver.hpp>
+#include <superstep/checkpoint/forwarding_saver.hpp>
 
 namespace torture {
 
 namespace sp = superstep;
 using sp::json;
 
-class WatchedSaver final : public sp::CheckpointSaver {
+class WatchedSaver final : public sp::ForwardingSaver {
  public:
   /// `writing` lives in a MAP_SHARED mapping the driver also maps.
   WatchedSaver(std::shared_ptr<sp::CheckpointSaver> inner, std::atomic<int>* writing)
-      : inner_(std::move(inner)), writing_(writing) {}
+      : ForwardingSaver(std::move(inner)), writing_(writing) {}
 
   sp::CheckpointConfig put(const sp::CheckpointConfig& config, const sp::Checkpoint& checkpoint, const json& metadata,
                            const json& new_versions) override {
     Writing w(writing_);
-    return inner_->put(config, checkpoint, metadata, new_versions);
+    return ForwardingSaver::put(config, checkpoint, metadata, new_versions);
   }
-  bool stores_deltas() const override { return inner_->stores_deltas(); }
   sp::CheckpointConfig put_with_deltas(const sp::CheckpointConfig& config, const sp::Checkpoint& checkpoint,
                                        const json& metadata, const json& new_versions,
                                        const sp::PutDeltas& deltas) override {
     Writing w(writing_);
-    return inner_->put_with_deltas(config, checkpoint, metadata, new_versions, deltas);
-  }
-  std::unique_ptr<sp::ThreadClaim> claim_thread(const std::string& thread_id, const std::string& ns) override {
-    return inner_->claim_thread(thread_id, ns);
+    return ForwardingSaver::put_with_deltas(config, checkpoint, metadata, new_versions, deltas);
   }
   void batch(const std::function<void()>& writes) override {
     Writing w(writing_);
-    inner_->batch(writes);
+    ForwardingSaver::batch(writes);
   }
   void put_writes(const sp::CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
                   const std::string& task_id, const std::string& task_path) override {
     Writing w(writing_);
-    inner_->put_writes(config, writes, task_id, task_path);
-  }
-  std::optional<sp::CheckpointTuple> get_tuple(const sp::CheckpointConfig& config) override {
-    return inner_->get_tuple(config);
-  }
-  std::vector<sp::CheckpointTuple> list(const sp::CheckpointQuery& query) override { return inner_->list(query); }
-  sp::CheckpointConfig update_metadata(const sp::CheckpointConfig& config, const json& metadata) override {
-    return inner_->update_metadata(config, metadata);
-  }
-  std::size_t delete_run_checkpoints(const std::string& thread_id, const std::string& run_id) override {
-    return inner_->delete_run_checkpoints(thread_id, run_id);
-  }
-  void delete_thread(const std::string& thread_id) override { inner_->delete_thread(thread_id); }
-  void copy_thread(const std::string& from, const std::string& to) override { inner_->copy_thread(from, to); }
-  void prune(const std::vector<std::string>& thread_ids, bool keep_latest) override {
-    inner_->prune(thread_ids, keep_latest);
+    ForwardingSaver::put_writes(config, writes, task_id, task_path);
   }
 
  private:
@@ -67,7 +48,6 @@ class WatchedSaver final : public sp::CheckpointSaver {
     Writing& operator=(const Writing&) = delete;
     std::atomic<int>* c_;
   };
-  std::shared_ptr<sp::CheckpointSaver> inner_;
   std::atomic<int>* writing_;
 };
 
