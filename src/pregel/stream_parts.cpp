@@ -164,11 +164,19 @@ void PregelLoop::emit_task_start(const ExecutableTask& t) {
                   {"input", task_input_json(t)},
                   {"triggers", trigger_names(t)},
                   {"interrupts", json::array()}};
-  // Same order as LangGraph.js: the tasks part, then the debug part wrapping it.
-  if (wants(StreamMode::tasks)) emit(StreamMode::tasks, payload);
+  emit_task_parts(std::move(payload), "task");
+}
+
+void PregelLoop::emit_task_parts(json payload, const char* debug_type) {
+  // Same order as LangGraph.js: the tasks part, then the debug part wrapping it, together (no
+  // part of a task finishing at the same moment on another thread in between).
+  std::vector<StreamPart> parts;
+  if (wants(StreamMode::tasks)) parts.push_back(StreamPart{StreamMode::tasks, {}, payload});
   if (wants(StreamMode::debug))
-    emit(StreamMode::debug,
-         json{{"step", s_.step}, {"type", "task"}, {"timestamp", now_iso8601()}, {"payload", std::move(payload)}});
+    parts.push_back(StreamPart{StreamMode::debug, {},
+                               json{{"step", s_.step}, {"type", debug_type}, {"timestamp", now_iso8601()},
+                                    {"payload", std::move(payload)}}});
+  s_.out.emit_together(std::move(parts));
 }
 
 void PregelLoop::emit_task_result(const ExecutableTask& t) {
@@ -181,10 +189,7 @@ void PregelLoop::emit_task_result(const ExecutableTask& t) {
                   {"error", error},
                   {"result", t.error ? json::object() : result},
                   {"interrupts", interrupts_json(t.interrupts)}};  // the task paused on these
-  if (wants(StreamMode::tasks)) emit(StreamMode::tasks, payload);
-  if (wants(StreamMode::debug))
-    emit(StreamMode::debug,
-         json{{"step", s_.step}, {"type", "task_result"}, {"timestamp", now_iso8601()}, {"payload", std::move(payload)}});
+  emit_task_parts(std::move(payload), "task_result");
 }
 
 }  // namespace superstep::internal

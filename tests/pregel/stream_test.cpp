@@ -90,6 +90,29 @@ TEST(Stream, TasksAndDebugModesDescribeEachTask) {
   EXPECT_EQ(result["error"], nullptr);
 }
 
+// Parallel tasks finishing at the same moment on different threads: each task's `tasks` part is
+// followed right away by its `debug` twin, never by another task's part (a CI run of the server
+// suite once saw two tasks' parts interleave).
+TEST(Stream, EachTasksPartIsFollowedByItsDebugTwinWhenTasksFinishTogether) {
+  sp::StateGraph g(trace_schema());
+  std::vector<std::string> names;
+  for (int i = 0; i < 8; ++i) {
+    names.push_back("n" + std::to_string(i));
+    g.add_node(names.back(), tracer(names.back()));
+    g.add_edge(sp::START, names.back());
+  }
+  auto app = g.compile({.executor = pool(4)});
+  for (int run = 0; run < 200; ++run) {
+    json parts = collect(app.stream(json::object(), {}, {sp::StreamMode::tasks, sp::StreamMode::debug}));
+    ASSERT_EQ(parts.size(), 32u);
+    for (std::size_t i = 0; i < parts.size(); i += 2) {
+      ASSERT_EQ(parts[i][0], "tasks") << "run " << run << ", part " << i;
+      ASSERT_EQ(parts[i + 1][0], "debug") << "run " << run << ", part " << i + 1;
+      ASSERT_EQ(parts[i + 1][1]["payload"], parts[i][1]) << "run " << run << ", part " << i + 1;
+    }
+  }
+}
+
 TEST(Stream, TaskErrorAppearsInTasksModeThenStreamThrows) {
   sp::StateGraph g(trace_schema());
   g.add_node("bad", [](const sp::State&) -> json { throw std::runtime_error("kaput"); });
