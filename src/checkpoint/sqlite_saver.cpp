@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <random>
 
 #include <functional>
@@ -19,6 +20,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "checkpoint/latest_checkpoints.hpp"
 #include "checkpoint/saver_common.hpp"
 #include "checkpoint/sqlite_schema.hpp"
 #include "internal/ids.hpp"
@@ -106,6 +108,27 @@ struct SqliteSaver::Impl {
   std::recursive_mutex mutex;  // recursive: batch() holds it around the writes it runs
   int batch_depth = 0;         // > 0: inside batch()'s transaction
   StmtCache stmts{db};
+  internal::LatestCheckpoints latest{0};  // the newest checkpoints this saver wrote or read
+  std::int64_t data_version = -1;         // PRAGMA data_version when `latest` was last known true
+  bool verify_latest = false;             // SUPERSTEP_SQLITE_VERIFY_CACHE: every answer from `latest` is checked against storage
+
+  /// get_tuple() from storage.
+  std::optional<CheckpointTuple> read_tuple(const CheckpointConfig& config);
+  /// Empties `latest` when another connection wrote to the file since the last look.
+  void notice_other_writers() {
+    Stmt s(db, stmts, "PRAGMA data_version");
+    if (!s.step()) return;
+    const std::int64_t now = s.integer64(0);
+    if (now != data_version) latest.clear();
+    data_version = now;
+  }
+  /// Forgets what `latest` knows of a thread when it leaves scope (a write that changes the
+  /// thread in ways `latest` does not follow, whether it succeeds or not).
+  struct Forget {
+    Impl& impl;
+    const std::string& thread;
+    ~Forget() { impl.latest.forget(thread); }
+  };
 
   void exec(const char* sql) { sqlite::exec(db, sql, path); }
   /// Runs `fn` between `begin` and `commit`; on failure runs `rollback` and rethrows.
@@ -292,6 +315,9 @@ struct SqliteSaver::Impl {
 
 SqliteSaver::SqliteSaver(const std::string& path, const Options& options) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
+  impl_->latest = internal::LatestCheckpoints(options.read_only ? 0 : options.cached_threads);
+  if (const char* v = std::getenv("SUPERSTEP_SQLITE_VERIFY_CACHE"); v && *v && std::string_view(v) != "0")
+    impl_->verify_latest = true;
   impl_->db = sqlite::open(path, options.read_only, static_cast<int>(options.busy_timeout.count()));
   try {
     if (options.max_page_count)
@@ -389,6 +415,7 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
   if (sqlite3_file_control(impl_->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved)
     throw CheckpointError("sqlite: the database file '" + impl_->path +
                           "' was deleted or replaced while open (what this saver writes now would be lost when it closes)");
+  try {
   impl_->write_visible_last([&] {
     if (step_version) {
       if (!step_values.empty()) {
@@ -429,6 +456,11 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
     else cp.bind_null(4);
     cp.run();
   });
+  } catch (...) {
+    impl_->latest.forget(t, ns);
+    throw;
+  }
+  impl_->latest.put(config, checkpoint, metadata, new_versions, deltas);
   return CheckpointConfig{t, ns, checkpoint.id};
 }
 
@@ -438,6 +470,8 @@ void SqliteSaver::batch(const std::function<void()>& writes) {
   // Each call inside runs in a savepoint of this transaction: a failed call leaves nothing, and
   // what succeeded is committed even when `writes` itself throws afterwards.
   std::exception_ptr failed;
+  impl_->latest.begin_batch();
+  try {
   impl_->write([&] {
     ++impl_->batch_depth;
     try {
@@ -450,6 +484,12 @@ void SqliteSaver::batch(const std::function<void()>& writes) {
     // left nothing to commit: that failure is the batch's.
     if (failed && sqlite3_get_autocommit(impl_->db)) std::rethrow_exception(failed);
   });
+  } catch (...) {
+    impl_->latest.end_batch(false);
+    throw;
+  }
+  // Committed: what the calls inside told `latest` holds (a call that failed forgot its thread).
+  impl_->latest.end_batch(true);
   if (failed) std::rethrow_exception(failed);
 }
 
@@ -492,12 +532,36 @@ void SqliteSaver::put_writes(const CheckpointConfig& config, const std::vector<s
   const std::size_t statements = (upserts.size() + kRowsPerStatement - 1) / kRowsPerStatement +
                                  (inserts.size() + kRowsPerStatement - 1) / kRowsPerStatement;
   std::lock_guard lock(impl_->mutex);
-  if (statements <= 1) all();  // one statement is atomic by itself: no transaction or savepoint of its own
-  else impl_->write(all);
+  try {
+    if (statements <= 1) all();  // one statement is atomic by itself: no transaction or savepoint of its own
+    else impl_->write(all);
+  } catch (...) {
+    impl_->latest.forget(config.thread_id, config.checkpoint_ns);
+    throw;
+  }
+  impl_->latest.wrote(config, writes, task_id, task_path);
 }
 
 std::optional<CheckpointTuple> SqliteSaver::get_tuple(const CheckpointConfig& config) {
   std::lock_guard lock(impl_->mutex);
+  impl_->notice_other_writers();
+  if (auto known = impl_->latest.find(config)) {
+    if (impl_->verify_latest) {
+      std::optional<CheckpointTuple> stored = impl_->read_tuple(config);
+      const std::string a = *known ? (*known)->to_json().dump() : "null", b = stored ? stored->to_json().dump() : "null";
+      if (a != b)
+        throw CheckpointError("sqlite '" + impl_->path + "': the saver's memory of thread '" + config.thread_id +
+                              "' differs from storage: memory " + a.substr(0, 2000) + ", storage " + b.substr(0, 2000));
+    }
+    return std::move(*known);
+  }
+  std::optional<CheckpointTuple> out = impl_->read_tuple(config);
+  if (!config.checkpoint_id) impl_->latest.filled(config.thread_id, config.checkpoint_ns, out);
+  return out;
+}
+
+std::optional<CheckpointTuple> SqliteSaver::Impl::read_tuple(const CheckpointConfig& config) {
+  Impl* impl_ = this;
   return impl_->read([&]() -> std::optional<CheckpointTuple> {
     const char* sql = config.checkpoint_id
                           ? "SELECT checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
@@ -592,6 +656,7 @@ std::vector<CheckpointTuple> SqliteSaver::list(const CheckpointQuery& q) {
 CheckpointConfig SqliteSaver::update_metadata(const CheckpointConfig& config, const json& metadata) {
   internal::check_metadata_patch(config, metadata);
   std::lock_guard lock(impl_->mutex);
+  Impl::Forget forget{*impl_, config.thread_id};
   CheckpointConfig out{config.thread_id, config.checkpoint_ns, std::nullopt};
   impl_->write([&] {
     Stmt read(impl_->db, config.checkpoint_id
@@ -617,6 +682,7 @@ CheckpointConfig SqliteSaver::update_metadata(const CheckpointConfig& config, co
 
 std::size_t SqliteSaver::delete_run_checkpoints(const std::string& thread_id, const std::string& run_id) {
   std::lock_guard lock(impl_->mutex);  // recursive: get_tuple below takes it too
+  Impl::Forget forget{*impl_, thread_id};  // after the get_tuple below, which may fill it
   std::vector<internal::CheckpointRow> rows = impl_->read([&] {
     std::vector<internal::CheckpointRow> out;
     Stmt s(impl_->db,
@@ -659,6 +725,7 @@ std::size_t SqliteSaver::delete_run_checkpoints(const std::string& thread_id, co
 
 void SqliteSaver::delete_thread(const std::string& thread_id) {
   std::lock_guard lock(impl_->mutex);
+  Impl::Forget forget{*impl_, thread_id};
   impl_->write([&] {
     for (const char* table : {"checkpoints", "checkpoint_blobs", "checkpoint_version_values", "checkpoint_writes"}) {
       Stmt s(impl_->db, impl_->stmts, (std::string("DELETE FROM ") + table + " WHERE thread_id = ?1").c_str());
@@ -669,6 +736,7 @@ void SqliteSaver::delete_thread(const std::string& thread_id) {
 
 void SqliteSaver::copy_thread(const std::string& from, const std::string& to) {
   std::lock_guard lock(impl_->mutex);
+  Impl::Forget forget{*impl_, to};
   impl_->write([&] {
     for (const char* table : {"checkpoints", "checkpoint_blobs", "checkpoint_version_values", "checkpoint_writes"}) {
       Stmt del(impl_->db, (std::string("DELETE FROM ") + table + " WHERE thread_id = ?1").c_str());
@@ -709,6 +777,7 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
       continue;
     }
     std::lock_guard lock(impl_->mutex);
+    Impl::Forget forget{*impl_, t};
     impl_->write([&] {
       // Per namespace: keep the newest checkpoint, its writes, and the values its versions name.
       Stmt latest(impl_->db, impl_->stmts,
@@ -814,6 +883,7 @@ std::unique_ptr<ThreadClaim> SqliteSaver::claim_thread(const std::string& thread
 
 void SqliteSaver::clear() {
   std::lock_guard lock(impl_->mutex);
+  impl_->latest.clear();
   impl_->write([&] {
     impl_->exec("DELETE FROM checkpoints; DELETE FROM checkpoint_blobs; DELETE FROM checkpoint_version_values; DELETE FROM checkpoint_writes; DELETE FROM thread_claims;");
   });

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -81,6 +82,7 @@ class Stmt {
   std::string_view view(int col) const;
   bool is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
   int integer(int col) const { return sqlite3_column_int(s_, col); }
+  std::int64_t integer64(int col) const { return sqlite3_column_int64(s_, col); }
 
  private:
   sqlite3* db_;

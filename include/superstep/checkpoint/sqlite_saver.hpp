@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,6 +33,11 @@ struct SqliteSaverOptions {
   /// that would grow the file beyond it fails with a CheckpointError ("database or disk is
   /// full"), as on a full disk. Unset: SQLite's own limit.
   std::optional<unsigned> max_page_count;
+  /// How many threads' newest checkpoints the saver keeps in memory, as it wrote them, so that
+  /// get_tuple of a thread it just wrote (the start of the next run on that thread) answers
+  /// without reading storage. A write by any other connection to the file (`PRAGMA
+  /// data_version`) empties this memory before the next read. 0 turns it off.
+  std::size_t cached_threads = 256;
 };
 
 class SqliteSaver final : public DeltaCheckpointSaver {
@@ -73,7 +79,9 @@ class SqliteSaver final : public DeltaCheckpointSaver {
 
  private:
   friend class SqliteStore;  // SqliteStore(saver): a store on this saver's connection
-  /// The connection, and the mutex every use of it holds.
+  /// The connection, and the mutex every use of it holds. Writes to the checkpoint tables
+  /// through it would bypass the saver's memory of the newest checkpoints (SqliteStore writes
+  /// only its own table).
   std::pair<sqlite3*, std::recursive_mutex*> connection() const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
