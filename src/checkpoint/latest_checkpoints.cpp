@@ -13,6 +13,11 @@ bool own_key(const std::string& k) {
          k == "versions_seen" || k == "updated_channels" || k == kVersionsFrom || k == kVersionsRoot;
 }
 
+/// Whether two stored versions name the same row (as stored: version_text).
+bool same_version(const json& a, const json& b) {
+  return (a.type() == b.type() && a == b) || version_text(a) == version_text(b);
+}
+
 }  // namespace
 
 LatestCheckpoints::Entry* LatestCheckpoints::entry(const Key& key) {
@@ -90,10 +95,21 @@ void LatestCheckpoints::put(const CheckpointConfig& config, const Checkpoint& ch
   e.writes.clear();
   e.paths.clear();
 
+  // An append grows the value the entry holds at the append's base version.
+  for (const ChannelDelta& d : deltas.appends) {
+    if (!base || !d.appended.is_array()) return lost();
+    auto had = base->checkpoint.channel_versions.find(d.channel);
+    auto value = base->checkpoint.channel_values.find(d.channel);
+    if (had == base->checkpoint.channel_versions.end() || !same_version(*had, d.base_version) ||
+        value == base->checkpoint.channel_values.end() || !value->is_array())
+      return lost();
+  }
+  // Version maps: whole, or (versions_root) the changes to the entry's, which it then moves on.
+  const bool changes = deltas.versions_root.has_value();
+  if (changes && !base) return lost();
   json versions, seen;
-  if (deltas.versions_root) {
-    if (!base) return lost();
-    versions = base->checkpoint.channel_versions;
+  if (changes) {
+    versions = std::move(base->checkpoint.channel_versions);
     seen = std::move(base->checkpoint.versions_seen);
     for (auto v = checkpoint.channel_versions.begin(); v != checkpoint.channel_versions.end(); ++v) {
       if (v->is_null()) versions.erase(v.key());
@@ -113,17 +129,11 @@ void LatestCheckpoints::put(const CheckpointConfig& config, const Checkpoint& ch
     const std::string& ch = v.key();
     auto changed = new_versions.find(ch);
     if (changed != new_versions.end()) {
-      if (version_text(*changed) != version_text(*v)) return lost();
+      if (!same_version(*changed, *v)) return lost();
       auto append = std::find_if(deltas.appends.begin(), deltas.appends.end(),
                                  [&](const ChannelDelta& d) { return d.channel == ch; });
       if (append != deltas.appends.end()) {
-        if (!base) return lost();
-        auto had = base->checkpoint.channel_versions.find(ch);
-        auto value = base->checkpoint.channel_values.find(ch);
-        if (had == base->checkpoint.channel_versions.end() || version_text(*had) != version_text(append->base_version) ||
-            value == base->checkpoint.channel_values.end() || !value->is_array() || !append->appended.is_array())
-          return lost();
-        json grown = std::move(*value);
+        json grown = std::move(base->checkpoint.channel_values[ch]);  // checked above
         for (const json& element : append->appended) grown.push_back(element);
         values[ch] = std::move(grown);
       } else if (auto value = checkpoint.channel_values.find(ch); value != checkpoint.channel_values.end()) {
@@ -131,9 +141,14 @@ void LatestCheckpoints::put(const CheckpointConfig& config, const Checkpoint& ch
       }
       continue;
     }
+    // Not stored by this put: the entry's value, if the version is the entry's.
     if (!base) return lost();
-    auto had = base->checkpoint.channel_versions.find(ch);
-    if (had == base->checkpoint.channel_versions.end() || version_text(*had) != version_text(*v)) return lost();
+    if (changes) {
+      if (checkpoint.channel_versions.contains(ch)) return lost();  // a new version with no value stored
+    } else {
+      auto had = base->checkpoint.channel_versions.find(ch);
+      if (had == base->checkpoint.channel_versions.end() || !same_version(*had, *v)) return lost();
+    }
     auto value = base->checkpoint.channel_values.find(ch);
     if (value != base->checkpoint.channel_values.end()) values[ch] = std::move(*value);
   }
