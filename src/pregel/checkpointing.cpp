@@ -54,7 +54,17 @@ void Persistence::save_task_writes(ExecutableTask& t) {
   put_writes(s_.checkpoint_id(), t.id(), std::move(w));
 }
 
+void Persistence::flush_held_checkpoint() {
+  std::lock_guard lock(held_checkpoint_mutex_);
+  if (!held_checkpoint_) return;
+  HeldCheckpoint h = std::move(*held_checkpoint_);
+  held_checkpoint_.reset();
+  name_saver_failure(s_.g->name, h.parent.thread_id, [&] { return saving_checkpoint(h.checkpoint.id, h.metadata); },
+                     [&] { saver_->put_with_deltas(h.parent, h.checkpoint, h.metadata, h.new_versions, h.deltas); });
+}
+
 void Persistence::flush_held() {
+  flush_held_checkpoint();
   if (!held_) return;
   HeldWrites h = std::move(*held_);
   held_.reset();
@@ -183,6 +193,7 @@ void Persistence::put_writes(const std::string& checkpoint_id, const std::string
   CheckpointConfig cfg{current_.thread_id, current_.checkpoint_ns, checkpoint_id, run_id_};
   switch (durability_) {
     case Durability::sync:
+      flush_held_checkpoint();  // the checkpoint the writes belong to, first
       name_saver_failure(s_.g->name, cfg.thread_id, [&] { return saving_writes(task_id, checkpoint_id); },
                          [&] { saver_->put_writes(cfg, writes, task_id); });
       break;
@@ -262,6 +273,7 @@ void Persistence::put_versions_seen(Checkpoint& c, bool maps_delta) {
 }
 
 void Persistence::store_checkpoint() {
+  const bool hold = std::exchange(hold_next_checkpoint_, false);  // before anything here may throw
   Checkpoint c;
   c.id = s_.checkpoint_id();
   c.ts = created_at_;
@@ -374,17 +386,35 @@ void Persistence::store_checkpoint() {
         },
         /*bounded=*/true);
   } else {
-    if (held_) {
-      // The step's writes, then its checkpoint: one unit of storage work (each still succeeds
-      // or fails on its own: writes stored and a checkpoint refused stay stored).
-      HeldWrites h = std::move(*held_);
+    if (hold) {
+      std::lock_guard lock(held_checkpoint_mutex_);
+      held_checkpoint_ = HeldCheckpoint{std::move(parent), std::move(c), metadata_, std::move(new_versions), std::move(deltas)};
+      return;
+    }
+    std::optional<HeldCheckpoint> input;
+    {
+      std::lock_guard lock(held_checkpoint_mutex_);
+      input = std::move(held_checkpoint_);
+      held_checkpoint_.reset();
+    }
+    if (held_ || input) {
+      // The held input checkpoint, the step's writes, then its checkpoint: one unit of storage
+      // work (each still succeeds or fails on its own: what was stored before a refusal stays).
+      std::optional<HeldWrites> h = std::move(held_);
       held_.reset();
       name_saver_failure(
           s_.g->name, parent.thread_id,
-          [&] { return saving_writes(h.task_id, *h.config.checkpoint_id) + " and " + saving_checkpoint(c.id, metadata_); },
+          [&] {
+            std::string what = input ? saving_checkpoint(input->checkpoint.id, input->metadata) + " and " : "";
+            if (h) what += saving_writes(h->task_id, *h->config.checkpoint_id) + " and ";
+            return what + saving_checkpoint(c.id, metadata_);
+          },
           [&] {
             saver_->batch([&] {
-              saver_->put_writes(h.config, h.writes, h.task_id);
+              if (input)
+                saver_->put_with_deltas(input->parent, input->checkpoint, input->metadata, input->new_versions,
+                                        input->deltas);
+              if (h) saver_->put_writes(h->config, h->writes, h->task_id);
               saver_->put_with_deltas(parent, c, metadata_, new_versions, deltas);
             });
           });

@@ -115,6 +115,9 @@ void Persistence::load_and_apply_input(const json* input, const Command* command
     s_.cs.updated = {s_.g->start_channel};
     s_.cs.live_volatile = {s_.g->start_channel};
     s_.step = tuple ? loaded_step_ + 1 : -1;
+    // With durability sync, stored with step 0's checkpoint (the __start__ step: no node of the
+    // user's runs before it), in one batch.
+    hold_next_checkpoint_ = durability_ == Durability::sync;
     save_checkpoint("input");
     ++s_.step;
   }

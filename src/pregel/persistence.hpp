@@ -126,8 +126,11 @@ class Persistence {
   /// and stored with the step's checkpoint in one saver batch(); any other way out of the step
   /// (an error, a limit, the run dropped) stores them first (flush_held), as if not held.
   void save_task_writes(ExecutableTask& t);
-  /// Stores held writes now (none: nothing). Throws what the saver threw, named.
+  /// Stores the held input checkpoint, then held writes, now (none: nothing). Throws what the
+  /// saver threw, named.
   void flush_held();
+  /// Stores the held input checkpoint now (none: nothing); any thread.
+  void flush_held_checkpoint();
   /// interrupt(): the answer for task `t`'s next interrupt() call, or throws GraphInterrupt (a task's thread).
   json interrupt(ExecutableTask& t, json value);
   /// A subgraph task being resumed: the Command.resume value meant for it (null when none).
@@ -236,6 +239,21 @@ class Persistence {
     std::vector<std::pair<std::string, json>> writes;
   };
   std::optional<HeldWrites> held_;
+  // Durability sync, a run given input: its `input` checkpoint, held until step 0's checkpoint
+  // (the __start__ step, which runs no node of the user's) so the two, with step 0's writes, go
+  // to the saver in one batch(). Anything that stores a write before that stores it first
+  // (flush_held_checkpoint), as if never held: the saver never holds a write on a checkpoint it
+  // does not have.
+  struct HeldCheckpoint {
+    CheckpointConfig parent;
+    Checkpoint checkpoint;
+    json metadata;
+    json new_versions;
+    PutDeltas deltas;
+  };
+  bool hold_next_checkpoint_ = false;          // the next store_checkpoint() is held (set for the input checkpoint)
+  std::mutex held_checkpoint_mutex_;           // guards held_checkpoint_ (parallel tasks store their writes)
+  std::optional<HeldCheckpoint> held_checkpoint_;
   json sends_ = nullptr;                       // the current checkpoint's __pregel_tasks (pending Sends), or null
   bool inspected_writes_ = false;              // snapshot() applied writes to the channels
   bool match_pending_ = false;                 // the next plan reuses writes of finished tasks

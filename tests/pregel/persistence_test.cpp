@@ -1163,10 +1163,26 @@ TEST_P(Persistence, AOneTaskStepStoresItsWritesWithItsCheckpointInOneBatchAndKee
   sp::RunConfig config = cfg("t");
   config.durability = sp::Durability::sync;
   EXPECT_EQ(app.invoke(json::object(), config)["trace"], json({"a", "b", "c"}));
-  // Step -1: the input checkpoint; steps 0 (__start__) and 1 (a): one batch each; step 2 (b and
-  // c in parallel): their writes as each finishes, then the checkpoint.
-  EXPECT_EQ(rec->log, (std::vector<std::string>{"put -1", "{", "writes", "put 0", "}", "{", "writes", "put 1", "}",
+  // Step -1, the input checkpoint, with step 0 (__start__) and its writes: one batch; step 1 (a):
+  // one batch; step 2 (b and c in parallel): their writes as each finishes, then the checkpoint.
+  EXPECT_EQ(rec->log, (std::vector<std::string>{"{", "put -1", "writes", "put 0", "}", "{", "writes", "put 1", "}",
                                                 "writes", "writes", "put 2"}));
+
+  // A run dropped right after its input checkpoint (held for step 0's batch) stores it all the
+  // same: the input is not lost, and null input goes on from it.
+  {
+    sp::RunConfig d = cfg("dropped-at-input");
+    d.durability = sp::Durability::sync;
+    auto stream = app.stream(json::object(), d, {sp::StreamMode::checkpoints});
+    auto it = stream.begin();
+    ASSERT_NE(it, stream.end());
+    EXPECT_EQ((*it).data["metadata"]["source"], "input");
+  }
+  auto history = app.get_state_history(cfg("dropped-at-input"));
+  ASSERT_FALSE(history.empty());
+  EXPECT_EQ(history.back().metadata["source"], "input");
+  EXPECT_EQ(history.back().metadata["step"], -1);
+  EXPECT_EQ(app.invoke(nullptr, cfg("dropped-at-input"))["trace"], json({"a", "b", "c"}));
 
   a_runs = 0;
   {
