@@ -46,26 +46,25 @@ void LatestCheckpoints::touched(const Key& key) {
   if (in_batch_) batch_touched_.insert(key);
 }
 
-std::optional<std::optional<CheckpointTuple>> LatestCheckpoints::find(const CheckpointConfig& config) {
+std::optional<CheckpointTuple> LatestCheckpoints::find(const CheckpointConfig& config) {
   Entry* e = entry({config.thread_id, config.checkpoint_ns});
   if (!e) return std::nullopt;
-  if (!e->tuple) {
-    if (config.checkpoint_id) return std::nullopt;
-    return std::optional<CheckpointTuple>{};
-  }
+  if (!e->tuple) return std::nullopt;
   if (config.checkpoint_id && *config.checkpoint_id != e->tuple->checkpoint.id) return std::nullopt;
   CheckpointTuple out = *e->tuple;
   out.pending_writes.reserve(e->writes.size());
   for (const auto& [key, w] : e->writes) out.pending_writes.push_back(PendingWrite{w.task_id, w.channel, w.value});
-  return std::optional<CheckpointTuple>{std::move(out)};
+  return out;
 }
 
 void LatestCheckpoints::filled(const std::string& thread, const std::string& ns,
                                const std::optional<CheckpointTuple>& newest) {
   Key key{thread, ns};
-  // Pending writes read back lack their index and task path, which later writes are ordered and
-  // merged by; a format-3 checkpoint reads its parent's writes: neither is kept.
-  if (capacity_ == 0 || (newest && (!newest->pending_writes.empty() || newest->checkpoint.v < 4))) {
+  // A thread with no checkpoint yet is not kept: most such threads are run once (a new thread
+  // per request), and following their puts would cost every one of them for nothing; its next
+  // read fills it. Pending writes read back lack their index and task path, which later writes
+  // are ordered and merged by; a format-3 checkpoint reads its parent's writes: neither is kept.
+  if (capacity_ == 0 || !newest || !newest->pending_writes.empty() || newest->checkpoint.v < 4) {
     drop(entries_.find(key));
     return;
   }
@@ -83,48 +82,48 @@ void LatestCheckpoints::put(const CheckpointConfig& config, const Checkpoint& ch
   if (it == entries_.end()) return;
   Entry& e = it->second;
   auto lost = [&] { drop(it); };
-  // The put must follow the entry: its parent is the entry's checkpoint (or, on a thread known to
-  // have none, it has no parent), and its id sorts after it, so it is the newest now.
-  if (checkpoint.v < 4 || !new_versions.is_object()) return lost();
-  if (e.tuple ? !config.checkpoint_id || *config.checkpoint_id != e.tuple->checkpoint.id ||
-                    checkpoint.id <= e.tuple->checkpoint.id
-              : config.checkpoint_id.has_value())
+  // The put must follow the entry: its parent is the entry's checkpoint, and its id sorts after
+  // it, so it is the newest now.
+  if (checkpoint.v < 4 || !new_versions.is_object() || !e.tuple || !config.checkpoint_id ||
+      *config.checkpoint_id != e.tuple->checkpoint.id || checkpoint.id <= e.tuple->checkpoint.id)
     return lost();
-  std::optional<CheckpointTuple> base = std::move(e.tuple);
-  e.tuple.reset();
   e.writes.clear();
   e.paths.clear();
+  // The entry's tuple becomes the new checkpoint's in place (what a failure below leaves half
+  // done is dropped with the entry).
+  CheckpointTuple& t = *e.tuple;
+  json& versions = t.checkpoint.channel_versions;
+  json& seen = t.checkpoint.versions_seen;
+  json& values = t.checkpoint.channel_values;
 
   // An append grows the value the entry holds at the append's base version.
   for (const ChannelDelta& d : deltas.appends) {
-    if (!base || !d.appended.is_array()) return lost();
-    auto had = base->checkpoint.channel_versions.find(d.channel);
-    auto value = base->checkpoint.channel_values.find(d.channel);
-    if (had == base->checkpoint.channel_versions.end() || !same_version(*had, d.base_version) ||
-        value == base->checkpoint.channel_values.end() || !value->is_array())
+    if (!d.appended.is_array()) return lost();
+    auto version = versions.find(d.channel);
+    auto value = values.find(d.channel);
+    if (version == versions.end() || !same_version(*version, d.base_version) || value == values.end() ||
+        !value->is_array())
       return lost();
   }
-  // Version maps: whole, or (versions_root) the changes to the entry's, which it then moves on.
+  // Version maps: the changes to the entry's (versions_root), or whole; `before`: the entry's
+  // versions, for the channels this put does not store.
   const bool changes = deltas.versions_root.has_value();
-  if (changes && !base) return lost();
-  json versions, seen;
+  json before;
   if (changes) {
-    versions = std::move(base->checkpoint.channel_versions);
-    seen = std::move(base->checkpoint.versions_seen);
     for (auto v = checkpoint.channel_versions.begin(); v != checkpoint.channel_versions.end(); ++v) {
       if (v->is_null()) versions.erase(v.key());
       else versions[v.key()] = *v;
     }
-    for (auto s = checkpoint.versions_seen.begin(); s != checkpoint.versions_seen.end(); ++s) seen[s.key()] = *s;
+    for (auto n = checkpoint.versions_seen.begin(); n != checkpoint.versions_seen.end(); ++n) seen[n.key()] = *n;
   } else {
+    before = std::move(versions);
     versions = checkpoint.channel_versions;
     seen = checkpoint.versions_seen;
   }
-  if (!versions.is_object() || !seen.is_object()) return lost();
+  if (!versions.is_object() || !seen.is_object() || !values.is_object()) return lost();
 
   // Each channel's value at its version: new ones from this put, the others kept from the entry,
   // which held them at the same version.
-  json values = json::object();
   for (auto v = versions.begin(); v != versions.end(); ++v) {
     const std::string& ch = v.key();
     auto changed = new_versions.find(ch);
@@ -133,41 +132,41 @@ void LatestCheckpoints::put(const CheckpointConfig& config, const Checkpoint& ch
       auto append = std::find_if(deltas.appends.begin(), deltas.appends.end(),
                                  [&](const ChannelDelta& d) { return d.channel == ch; });
       if (append != deltas.appends.end()) {
-        json grown = std::move(base->checkpoint.channel_values[ch]);  // checked above
+        json& grown = values[ch];  // checked above
         for (const json& element : append->appended) grown.push_back(element);
-        values[ch] = std::move(grown);
       } else if (auto value = checkpoint.channel_values.find(ch); value != checkpoint.channel_values.end()) {
         values[ch] = *value;
+      } else {
+        values.erase(ch);
       }
       continue;
     }
     // Not stored by this put: the entry's value, if the version is the entry's.
-    if (!base) return lost();
     if (changes) {
       if (checkpoint.channel_versions.contains(ch)) return lost();  // a new version with no value stored
     } else {
-      auto had = base->checkpoint.channel_versions.find(ch);
-      if (had == base->checkpoint.channel_versions.end() || !same_version(*had, *v)) return lost();
+      auto old = before.find(ch);
+      if (old == before.end() || !same_version(*old, *v)) return lost();
     }
-    auto value = base->checkpoint.channel_values.find(ch);
-    if (value != base->checkpoint.channel_values.end()) values[ch] = std::move(*value);
+  }
+  // Values of channels that have no version any more.
+  for (auto value = values.begin(); value != values.end();) {
+    if (versions.contains(value.key())) ++value;
+    else value = values.erase(value);
   }
 
-  CheckpointTuple t;
   t.config = CheckpointConfig{config.thread_id, config.checkpoint_ns, checkpoint.id};
   t.checkpoint.v = checkpoint.v;
   t.checkpoint.id = checkpoint.id;
   t.checkpoint.ts = checkpoint.ts;
-  t.checkpoint.channel_values = std::move(values);
-  t.checkpoint.channel_versions = std::move(versions);
-  t.checkpoint.versions_seen = std::move(seen);
   t.checkpoint.updated_channels = checkpoint.updated_channels;
+  if (!t.checkpoint.extra.is_object() || !t.checkpoint.extra.empty()) t.checkpoint.extra = json::object();
   if (checkpoint.extra.is_object())
     for (auto x = checkpoint.extra.begin(); x != checkpoint.extra.end(); ++x)
       if (!own_key(x.key())) t.checkpoint.extra[x.key()] = *x;
   t.metadata = metadata.is_null() ? json::object() : metadata;
   if (config.checkpoint_id) t.parent_config = CheckpointConfig{config.thread_id, config.checkpoint_ns, *config.checkpoint_id};
-  e.tuple = std::move(t);
+  else t.parent_config.reset();
 }
 
 void LatestCheckpoints::wrote(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,

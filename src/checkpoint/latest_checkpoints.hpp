@@ -33,10 +33,9 @@ class LatestCheckpoints {
   explicit LatestCheckpoints(std::size_t capacity) : capacity_(capacity) {}
 
   /// What a read of `config`'s checkpoint would return, when this memory knows it: the thread's
-  /// newest (no checkpoint_id, or the newest's id). An outer nullopt: not known; an inner
-  /// nullopt: known to have no checkpoint.
-  std::optional<std::optional<CheckpointTuple>> find(const CheckpointConfig& config);
-  /// A read of the newest checkpoint of `thread`/`ns` (nullopt: it has none).
+  /// newest (no checkpoint_id, or the newest's id). nullopt: not known.
+  std::optional<CheckpointTuple> find(const CheckpointConfig& config);
+  /// A read of the newest checkpoint of `thread`/`ns` (nullopt: it has none; not kept).
   void filled(const std::string& thread, const std::string& ns, const std::optional<CheckpointTuple>& newest);
   /// A put the saver stored (the arguments of put_with_deltas).
   void put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
@@ -56,7 +55,7 @@ class LatestCheckpoints {
  private:
   using Key = std::pair<std::string, std::string>;  // thread, namespace
   struct Entry {
-    std::optional<CheckpointTuple> tuple;  // without pending_writes: see `writes`
+    std::optional<CheckpointTuple> tuple;  // set once filled; without pending_writes: see `writes`
     // Its pending writes as stored, in read order (task path, task id, index), and where each
     // (task id, index), the table's key, sits.
     std::map<std::tuple<std::string, std::string, int>, StoredWrite> writes;

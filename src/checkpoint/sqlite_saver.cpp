@@ -548,12 +548,12 @@ std::optional<CheckpointTuple> SqliteSaver::get_tuple(const CheckpointConfig& co
   if (auto known = impl_->latest.find(config)) {
     if (impl_->verify_latest) {
       std::optional<CheckpointTuple> stored = impl_->read_tuple(config);
-      const std::string a = *known ? (*known)->to_json().dump() : "null", b = stored ? stored->to_json().dump() : "null";
+      const std::string a = known->to_json().dump(), b = stored ? stored->to_json().dump() : "null";
       if (a != b)
         throw CheckpointError("sqlite '" + impl_->path + "': the saver's memory of thread '" + config.thread_id +
                               "' differs from storage: memory " + a.substr(0, 2000) + ", storage " + b.substr(0, 2000));
     }
-    return std::move(*known);
+    return known;
   }
   std::optional<CheckpointTuple> out = impl_->read_tuple(config);
   if (!config.checkpoint_id) impl_->latest.filled(config.thread_id, config.checkpoint_ns, out);
