@@ -31,6 +31,8 @@ class LatestCheckpoints {
   /// Keeps at most `capacity` threads (and namespaces), the least recently used going first;
   /// 0 keeps none.
   explicit LatestCheckpoints(std::size_t capacity) : capacity_(capacity) {}
+  /// Whether it keeps anything (capacity above 0).
+  bool enabled() const noexcept { return capacity_ > 0; }
 
   /// What a read of `config`'s checkpoint would return, when this memory knows it: the thread's
   /// newest (no checkpoint_id, or the newest's id). nullopt: not known.

@@ -116,6 +116,7 @@ struct SqliteSaver::Impl {
   std::optional<CheckpointTuple> read_tuple(const CheckpointConfig& config);
   /// Empties `latest` when another connection wrote to the file since the last look.
   void notice_other_writers() {
+    if (!latest.enabled()) return;
     Stmt s(db, stmts, "PRAGMA data_version");
     if (!s.step()) return;
     const std::int64_t now = s.integer64(0);
@@ -561,14 +562,13 @@ std::optional<CheckpointTuple> SqliteSaver::get_tuple(const CheckpointConfig& co
 }
 
 std::optional<CheckpointTuple> SqliteSaver::Impl::read_tuple(const CheckpointConfig& config) {
-  Impl* impl_ = this;
-  return impl_->read([&]() -> std::optional<CheckpointTuple> {
+  return read([&]() -> std::optional<CheckpointTuple> {
     const char* sql = config.checkpoint_id
                           ? "SELECT checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
                             "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3"
                           : "SELECT checkpoint_id, checkpoint, metadata, parent_checkpoint_id FROM checkpoints "
                             "WHERE thread_id = ?1 AND checkpoint_ns = ?2 ORDER BY checkpoint_id DESC LIMIT 1";
-    Stmt s(impl_->db, impl_->stmts, sql);
+    Stmt s(db, stmts, sql);
     s.bind(1, config.thread_id).bind(2, config.checkpoint_ns);
     if (config.checkpoint_id) s.bind(3, *config.checkpoint_id);
     if (!s.step()) return std::nullopt;
@@ -577,10 +577,10 @@ std::optional<CheckpointTuple> SqliteSaver::Impl::read_tuple(const CheckpointCon
     std::string id = s.text(0), cp = s.text(1), md = s.text(2);
     s.reset();  // the row is copied; let the chain's reads use the connection
     std::string current;
-    auto values = impl_->resolver(config.thread_id, config.checkpoint_ns, &current);
-    auto maps = impl_->maps(config.thread_id, config.checkpoint_ns);
-    return impl_->load(config.thread_id, config.checkpoint_ns, id, parse_stored(cp, "checkpoint", config.thread_id, id),
-                       parse_stored(md, "metadata", config.thread_id, id), parent, values, maps, current);
+    auto values = resolver(config.thread_id, config.checkpoint_ns, &current);
+    auto version_maps = maps(config.thread_id, config.checkpoint_ns);
+    return load(config.thread_id, config.checkpoint_ns, id, parse_stored(cp, "checkpoint", config.thread_id, id),
+                parse_stored(md, "metadata", config.thread_id, id), parent, values, version_maps, current);
   });
 }
 

@@ -54,11 +54,15 @@ void Persistence::save_task_writes(ExecutableTask& t) {
   put_writes(s_.checkpoint_id(), t.id(), std::move(w));
 }
 
-void Persistence::flush_held_checkpoint() {
+std::optional<Persistence::HeldCheckpoint> Persistence::take_held_checkpoint() {
   std::lock_guard lock(held_checkpoint_mutex_);
-  if (!held_checkpoint_) return;
-  HeldCheckpoint h = std::move(*held_checkpoint_);
-  held_checkpoint_.reset();
+  return std::exchange(held_checkpoint_, std::nullopt);
+}
+
+void Persistence::flush_held_checkpoint() {
+  std::optional<HeldCheckpoint> held = take_held_checkpoint();
+  if (!held) return;
+  HeldCheckpoint& h = *held;
   name_saver_failure(s_.g->name, h.parent.thread_id, [&] { return saving_checkpoint(h.checkpoint.id, h.metadata); },
                      [&] { saver_->put_with_deltas(h.parent, h.checkpoint, h.metadata, h.new_versions, h.deltas); });
 }
@@ -391,12 +395,7 @@ void Persistence::store_checkpoint() {
       held_checkpoint_ = HeldCheckpoint{std::move(parent), std::move(c), metadata_, std::move(new_versions), std::move(deltas)};
       return;
     }
-    std::optional<HeldCheckpoint> input;
-    {
-      std::lock_guard lock(held_checkpoint_mutex_);
-      input = std::move(held_checkpoint_);
-      held_checkpoint_.reset();
-    }
+    std::optional<HeldCheckpoint> input = take_held_checkpoint();
     if (held_ || input) {
       // The held input checkpoint, the step's writes, then its checkpoint: one unit of storage
       // work (each still succeeds or fails on its own: what was stored before a refusal stays).

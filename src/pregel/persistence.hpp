@@ -254,6 +254,7 @@ class Persistence {
   bool hold_next_checkpoint_ = false;          // the next store_checkpoint() is held (set for the input checkpoint)
   std::mutex held_checkpoint_mutex_;           // guards held_checkpoint_ (parallel tasks store their writes)
   std::optional<HeldCheckpoint> held_checkpoint_;
+  std::optional<HeldCheckpoint> take_held_checkpoint();  // and leaves none held
   json sends_ = nullptr;                       // the current checkpoint's __pregel_tasks (pending Sends), or null
   bool inspected_writes_ = false;              // snapshot() applied writes to the channels
   bool match_pending_ = false;                 // the next plan reuses writes of finished tasks
