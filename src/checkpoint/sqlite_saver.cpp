@@ -335,6 +335,9 @@ SqliteSaver::SqliteSaver(const std::string& path, const Options& options) : impl
                               ", this build reads " + std::to_string(kSchemaVersion));
       return;
     }
+    // Before the first access in WAL mode: the WAL's index then lives in this process's memory,
+    // not in a shared -shm file, and no transaction takes or drops a lock.
+    if (options.exclusive) impl_->exec("PRAGMA locking_mode = EXCLUSIVE");
     impl_->exec("PRAGMA journal_mode = WAL");
     impl_->exec("PRAGMA synchronous = NORMAL");
     impl_->exec("PRAGMA foreign_keys = ON");

@@ -4,7 +4,7 @@
 
 namespace superstep::internal::sqlite_schema {
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 inline const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -101,6 +101,24 @@ ALTER TABLE checkpoints_5 RENAME TO checkpoints;
     // what the run wrote on an earlier run's checkpoint too).
     R"sql(
 ALTER TABLE checkpoint_writes ADD COLUMN run_id TEXT;
+)sql",
+    // 7: checkpoints as a rowid table again, its key in the primary-key index. A WITHOUT ROWID
+    // table keeps whole rows (~700 bytes) in its interior pages too: five to a page, a deep tree,
+    // several interior pages rewritten by a commit. Rows now go to the table's last page and
+    // only the ~110-byte keys are sorted by thread.
+    R"sql(
+CREATE TABLE checkpoints_7 (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL DEFAULT '',
+  checkpoint_id TEXT NOT NULL,
+  parent_checkpoint_id TEXT,
+  checkpoint TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+);
+INSERT INTO checkpoints_7 SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints;
+DROP TABLE checkpoints;
+ALTER TABLE checkpoints_7 RENAME TO checkpoints;
 )sql",
 };
 

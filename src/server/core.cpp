@@ -45,7 +45,8 @@ void Core::open() {
   } else {
     // One connection for checkpoints and records: two on one file reload their page caches
     // after each other's every write (docs/performance.md, "The server").
-    auto sqlite = std::make_shared<SqliteSaver>(db);
+    // The server owns its database (docs/server.md): held locked, no lock calls per transaction.
+    auto sqlite = std::make_shared<SqliteSaver>(db, SqliteSaverOptions{.exclusive = true});
     saver_ = std::make_shared<ServerSaver>(sqlite);
     store_ = std::make_shared<SqliteStore>(sqlite);
   }

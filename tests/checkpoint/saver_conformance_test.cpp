@@ -647,6 +647,96 @@ PRAGMA user_version = 4;
   sqlite3_close(db);
 }
 
+// A file written by schema 6 (checkpoints as a WITHOUT ROWID table) opens, its checkpoints move
+// to a rowid table (rows on the table's last page, keys in the primary-key index) and read back.
+TEST(SqliteSaver, MigratesASchema6FileToARowidCheckpointsTable) {
+  std::string path = scratch_file("schema6");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const char* v6 = R"sql(
+CREATE TABLE checkpoints (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
+  parent_checkpoint_id TEXT, checkpoint TEXT NOT NULL, metadata TEXT NOT NULL,
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)) WITHOUT ROWID;
+CREATE TABLE checkpoint_blobs (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', channel TEXT NOT NULL,
+  version TEXT NOT NULL, value TEXT NOT NULL, delta_base TEXT, PRIMARY KEY (thread_id, checkpoint_ns, channel, version));
+CREATE TABLE checkpoint_writes (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
+  task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, value TEXT NOT NULL, task_path TEXT NOT NULL DEFAULT '',
+  run_id TEXT, PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)) WITHOUT ROWID;
+CREATE TABLE thread_claims (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, owner TEXT NOT NULL, host TEXT NOT NULL,
+  pid INTEGER NOT NULL, PRIMARY KEY (thread_id, checkpoint_ns));
+CREATE TABLE checkpoint_version_values (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '',
+  version TEXT NOT NULL, channel_values TEXT NOT NULL, PRIMARY KEY (thread_id, checkpoint_ns, version)) WITHOUT ROWID;
+INSERT INTO checkpoints VALUES ('t', '', '1', NULL,
+  '{"v":4,"id":"1","ts":"2026-11-22T00:00:00.000Z","channel_versions":{"k":1},"versions_seen":{}}', '{"step":0}');
+INSERT INTO checkpoints VALUES ('t', '', '2', '1',
+  '{"v":4,"id":"2","ts":"2026-11-22T00:00:01.000Z","channel_versions":{"k":2},"versions_seen":{}}', '{"step":1}');
+INSERT INTO checkpoint_version_values VALUES ('t', '', '1', '{"k":["v"]}');
+INSERT INTO checkpoint_version_values VALUES ('t', '', '2', '{"k":["w"]}');
+INSERT INTO checkpoint_writes VALUES ('t', '', '2', 'task', 0, 'k', '"x"', '~p', 'r');
+PRAGMA user_version = 6;
+)sql";
+  ASSERT_EQ(sqlite3_exec(db, v6, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  {
+    sp::SqliteSaver saver(path);
+    auto t = saver.get_tuple({"t", "", std::nullopt});
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->checkpoint.id, "2");
+    EXPECT_EQ(t->checkpoint.channel_values, json({{"k", "w"}}));
+    ASSERT_EQ(t->pending_writes.size(), 1u);
+    EXPECT_EQ(t->pending_writes[0].value, "x");
+    sp::CheckpointQuery q;
+    q.thread_id = "t";
+    EXPECT_EQ(saver.list(q).size(), 2u);
+    saver.put({"t", "", "2"}, cp("3", {{"k", "y"}}, {{"k", 3}}), json{{"step", 2}}, {{"k", 3}});
+    auto next = saver.get_tuple({"t", "", std::nullopt});
+    ASSERT_TRUE(next);
+    EXPECT_EQ(next->checkpoint.channel_values, json({{"k", "y"}}));
+    EXPECT_EQ(next->parent_config->checkpoint_id, "2");
+  }
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_master WHERE name = 'checkpoints'", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  std::string sql = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  EXPECT_EQ(sql.find("WITHOUT ROWID"), std::string::npos) << sql;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM checkpoints", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 3);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+// With `exclusive`, the file stays locked while the saver is open: another saver, or a plain
+// SQLite connection, fails with "database is locked" after its busy timeout; once the first
+// closes, the file opens and holds what it wrote.
+TEST(SqliteSaver, ExclusiveHoldsTheFileUntilTheSaverCloses) {
+  std::string path = scratch_file("exclusive");
+  const sp::SqliteSaver::Options quick{.busy_timeout = std::chrono::milliseconds(100)};
+  {
+    sp::SqliteSaver owner(path, sp::SqliteSaver::Options{.exclusive = true});
+    owner.put({"t", "", std::nullopt}, cp("1", {{"k", "v"}}, {{"k", 1}}), json{{"step", 0}}, {{"k", 1}});
+    try {
+      sp::SqliteSaver other(path, quick);
+      other.get_tuple({"t", "", std::nullopt});
+      ADD_FAILURE() << "a second saver opened a file held exclusively";
+    } catch (const sp::CheckpointError& e) {
+      EXPECT_NE(std::string(e.what()).find("database is locked"), std::string::npos) << e.what();
+    }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, "SELECT count(*) FROM checkpoints", nullptr, nullptr, nullptr), SQLITE_BUSY);
+    sqlite3_close(db);
+    owner.put({"t", "", "1"}, cp("2", {{"k", "w"}}, {{"k", 2}}), json{{"step", 1}}, {{"k", 2}});
+  }
+  sp::SqliteSaver later(path, quick);
+  auto t = later.get_tuple({"t", "", std::nullopt});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.id, "2");
+  EXPECT_EQ(t->checkpoint.channel_values, json({{"k", "w"}}));
+}
+
 // The WAL is copied back into the database file while the saver is open (SQLite's
 // auto-checkpoint; a WAL hook of our own once replaced it and, by mistake, checkpointed nothing).
 TEST(SqliteSaver, CopiesTheWalBackIntoTheDatabaseFileWhileOpen) {
@@ -682,7 +772,7 @@ TEST(SqliteSaver, ReopensAnExistingFileAndRefusesANewerSchema) {
     sp::SqliteSaver newer(path);
     ADD_FAILURE() << "a newer schema must be refused";
   } catch (const sp::CheckpointError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer than this build's (6)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("schema version 99 is newer than this build's (" + std::to_string(sp::SqliteSaver::schema_version()) + ")"), std::string::npos) << e.what();
   }
 }
 

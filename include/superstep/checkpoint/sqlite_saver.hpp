@@ -38,6 +38,11 @@ struct SqliteSaverOptions {
   /// without reading storage. A write by any other connection to the file (`PRAGMA
   /// data_version`) empties this memory before the next read. 0 turns it off.
   std::size_t cached_threads = 256;
+  /// Holds the file locked from its first write until the saver closes (SQLite's locking_mode
+  /// EXCLUSIVE): no other connection or process reads or writes it meanwhile (they wait their
+  /// busy timeout, then fail with "database is locked"), and each transaction saves SQLite's
+  /// lock and unlock calls. For a process that owns its database: the server sets it.
+  bool exclusive = false;
 };
 
 class SqliteSaver final : public DeltaCheckpointSaver {
