@@ -15,7 +15,7 @@ std::int64_t EventLog::append(std::string name, std::string data) {
       events_.pop_front();
     }
   }
-  wake_all();
+  wake_all(false);
   return id;
 }
 
@@ -35,7 +35,7 @@ void EventLog::close() {
     if (closed_) return;
     closed_ = true;
   }
-  wake_all();
+  wake_all(true);
 }
 
 EventLog::Read EventLog::read_after(std::int64_t after) const {
@@ -78,10 +78,10 @@ bool EventLog::closed() const {
   return closed_;
 }
 
-std::uint64_t EventLog::subscribe(Waker wake) {
+std::uint64_t EventLog::subscribe(Waker wake, bool close_only) {
   std::lock_guard lock(mutex_);
   std::uint64_t t = next_token_++;
-  wakers_.emplace(t, std::move(wake));
+  wakers_.emplace(t, Subscriber{std::move(wake), close_only});
   return t;
 }
 
@@ -90,12 +90,13 @@ void EventLog::unsubscribe(std::uint64_t token) {
   wakers_.erase(token);
 }
 
-void EventLog::wake_all() {
+void EventLog::wake_all(bool closing) {
   std::vector<Waker> wakers;
   {
     std::lock_guard lock(mutex_);
     wakers.reserve(wakers_.size());
-    for (auto& [t, w] : wakers_) wakers.push_back(w);
+    for (auto& [t, s] : wakers_)
+      if (closing || !s.close_only) wakers.push_back(s.wake);
   }
   for (auto& w : wakers) w();
 }

@@ -56,19 +56,24 @@ class EventLog {
 
   using Waker = std::function<void()>;
   /// `wake` is called (from the appending thread, without the log's lock) on each append and
-  /// on close. Returns a token for unsubscribe.
-  std::uint64_t subscribe(Waker wake);
+  /// on close; with `close_only`, on close alone (a waiter for the run's end, which reads no
+  /// events: no wake-up per event). Returns a token for unsubscribe.
+  std::uint64_t subscribe(Waker wake, bool close_only = false);
   void unsubscribe(std::uint64_t token);
 
  private:
-  void wake_all();
+  void wake_all(bool closing);
   mutable std::mutex mutex_;
   std::deque<Event> events_;
   std::size_t bytes_ = 0;
   std::int64_t next_id_;
   bool closed_ = false;
   std::uint64_t next_token_ = 1;
-  std::map<std::uint64_t, Waker> wakers_;
+  struct Subscriber {
+    Waker wake;
+    bool close_only;
+  };
+  std::map<std::uint64_t, Subscriber> wakers_;
   std::shared_ptr<EventLog> mirror_;
 };
 

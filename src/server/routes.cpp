@@ -416,12 +416,16 @@ namespace {
 /// the connection's strand, where the coroutine runs.
 class LogWatch {
  public:
-  LogWatch(Conn& conn, std::shared_ptr<EventLog> log)
+  /// `close_only`: woken when the log closes, not per event (a wait for the run's end).
+  LogWatch(Conn& conn, std::shared_ptr<EventLog> log, bool close_only = false)
       : conn_(conn), log_(std::move(log)), timer_(std::make_shared<asio::steady_timer>(conn.executor())) {
-    token_ = log_->subscribe([timer = timer_, exec = conn.executor(), dirty = dirty_] {
-      dirty->store(true);
-      asio::post(exec, [timer] { timer->cancel(); });
-    });
+    token_ = log_->subscribe(
+        [timer = timer_, exec = conn.executor(), dirty = dirty_] {
+          // One wake-up for what is appended until the watcher looks: events appended while
+          // one is on its way are read by the same look.
+          if (!dirty->exchange(true)) asio::post(exec, [timer] { timer->cancel(); });
+        },
+        close_only);
     conn_.watch_close([timer = timer_, gone = gone_] {
       *gone = true;
       timer->cancel();
@@ -457,7 +461,7 @@ class LogWatch {
 
 asio::awaitable<void> Routes::cancel_wait(Conn& conn, std::shared_ptr<EventLog> log) {
   {
-    LogWatch watch(conn, log);
+    LogWatch watch(conn, log, /*close_only=*/true);
     while (!log->closed() && !watch.client_gone()) co_await watch.wait(std::chrono::seconds(1));
   }
   Reply done{204, "", "", {}};
@@ -516,7 +520,7 @@ asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, co
   }
   bool gone = false;
   {
-    LogWatch watch(conn, log);
+    LogWatch watch(conn, log, /*close_only=*/true);
     while (!log->closed()) {
       if (watch.client_gone()) {
         gone = true;
