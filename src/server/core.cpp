@@ -45,8 +45,7 @@ void Core::open() {
   } else {
     // One connection for checkpoints and records: two on one file reload their page caches
     // after each other's every write (docs/performance.md, "The server").
-    // The server owns its database (docs/server.md): held locked, no lock calls per transaction.
-    auto sqlite = std::make_shared<SqliteSaver>(db, SqliteSaverOptions{.exclusive = true});
+    auto sqlite = std::make_shared<SqliteSaver>(db, SqliteSaverOptions{.exclusive = options_.exclusive_database});
     saver_ = std::make_shared<ServerSaver>(sqlite);
     store_ = std::make_shared<SqliteStore>(sqlite);
   }

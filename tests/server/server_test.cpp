@@ -3,6 +3,8 @@
 // (tests/server/js) drives the same server with the official SDK.
 #include <sqlite3.h>
 
+#include <superstep/checkpoint/sqlite_saver.hpp>
+
 #include "server/server_fixture.hpp"
 
 namespace {
@@ -387,4 +389,32 @@ TEST_F(ServerTest, ARequestArrivingWhileTheServerOpensWaitsForIt) {
   EXPECT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(json::parse(r->body)["metadata"]["early"], true);
   server.stop();
+}
+
+// By default another process may read the server's SQLite file while it serves (WAL); with
+// exclusive_database the server holds it locked, and a reader fails with "database is locked"
+// after its busy timeout instead, until the server stops.
+TEST_F(ServerTest, TheSqliteFileIsReadableWhileServingUnlessHeldExclusively) {
+  const sp::SqliteSaver::Options quick{.busy_timeout = std::chrono::milliseconds(100)};
+  start();
+  std::string tid = new_thread();
+  post("/threads/" + tid + "/runs/wait", {{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}});
+  {
+    sp::SqliteSaver reader(db_, quick);
+    auto t = reader.get_tuple({tid, "", std::nullopt});
+    ASSERT_TRUE(t) << "the reader saw no checkpoint of the served thread";
+  }
+  restart({.exclusive_database = true});
+  std::string held = new_thread();
+  post("/threads/" + held + "/runs/wait", {{"assistant_id", "approval"}, {"input", {{"topic", "y"}}}});
+  try {
+    sp::SqliteSaver reader(db_, quick);
+    reader.get_tuple({held, "", std::nullopt});
+    ADD_FAILURE() << "read a file the server holds exclusively";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("database is locked"), std::string::npos) << e.what();
+  }
+  server_.reset();
+  sp::SqliteSaver reader(db_, quick);
+  EXPECT_TRUE(reader.get_tuple({held, "", std::nullopt})) << "what the server stored while it held the file";
 }

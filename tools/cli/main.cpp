@@ -7,7 +7,7 @@
 //   superstep history T [--db superstep.db] [--limit N]
 //   superstep draw NAME [--format mermaid|dot]
 //   superstep serve [--db superstep.db] [--host 127.0.0.1] [--port 2024] [--api-key K] [--workers N]
-//                   [--run-timeout S] [--grace S]
+//                   [--run-timeout S] [--grace S] [--exclusive-db]
 // With --thread, a run is checkpointed in --db: a SQLite file, or a PostgreSQL database when --db
 // is a libpq connection string (`postgresql://...` or `host=... dbname=...`). The graph's name is
 // kept in the checkpoints' metadata, so resume/state/history find it from the thread alone.
@@ -136,6 +136,8 @@ int main(int argc, char** argv) {
   serve->add_option("--api-key", server_options.api_key, "Require this x-api-key on requests")->envname("SUPERSTEP_API_KEY");
   serve->add_option("--workers", server_options.workers, "Runs executing at once")->capture_default_str();
   serve->add_option("--run-timeout", run_timeout, "Seconds after which a run ends with status timeout (0: none)");
+  serve->add_flag("--exclusive-db", server_options.exclusive_database,
+                  "SQLite: hold the file locked while serving (less CPU per run; no other process can read it)");
   serve->add_option("--grace", grace, "Seconds running runs get to reach a superstep boundary on SIGINT/SIGTERM")
       ->capture_default_str();
 

@@ -41,7 +41,7 @@ struct SqliteSaverOptions {
   /// Holds the file locked from its first write until the saver closes (SQLite's locking_mode
   /// EXCLUSIVE): no other connection or process reads or writes it meanwhile (they wait their
   /// busy timeout, then fail with "database is locked"), and each transaction saves SQLite's
-  /// lock and unlock calls. For a process that owns its database: the server sets it.
+  /// lock and unlock calls. For a process that owns its database (`superstep serve --exclusive-db`).
   bool exclusive = false;
 };
 
