@@ -125,6 +125,14 @@ class BeastConn final : public Conn {
     if (ec) ok_ = false;
   }
 
+  asio::awaitable<void> end_with(std::string last) override {
+    if (!ok_) co_return;
+    if (last.empty()) co_return co_await end();
+    auto [ec, n] = co_await asio::async_write(
+        stream_.socket(), beast::buffers_cat(bhttp::make_chunk(asio::buffer(last)), bhttp::make_chunk_last()), use_tuple);
+    if (ec) ok_ = false;
+  }
+
   asio::any_io_executor executor() override { return stream_.get_executor(); }
   bool ok() const { return ok_; }
 

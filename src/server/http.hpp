@@ -53,6 +53,8 @@ class Conn {
   virtual asio::awaitable<bool> write(std::string chunk) = 0;
   /// Ends the chunked response.
   virtual asio::awaitable<void> end() = 0;
+  /// write(last) and end() in one write to the socket (one segment, one wake-up of the client).
+  virtual asio::awaitable<void> end_with(std::string last) = 0;
   virtual asio::any_io_executor executor() = 0;
   /// Calls `on_close` (on executor()) if the client closes the connection before unwatch(): a
   /// long response learns at once that nobody reads it any more.

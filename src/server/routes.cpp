@@ -475,14 +475,9 @@ asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, 
     if (on_disconnect) on_disconnect();
     co_return;
   }
-  bool gone = false;
   {
     LogWatch watch(conn, log);
-    for (;;) {
-      if (watch.client_gone()) {
-        gone = true;
-        break;
-      }
+    while (!watch.client_gone()) {
       EventLog::Read r = log->read_after(after);
       std::string out;
       for (const Event& e : r.events) {
@@ -490,25 +485,19 @@ asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, 
         if (!mode_wanted(modes, e.name)) continue;
         out += "event: " + e.name + "\ndata: " + e.data + "\nid: " + std::to_string(e.id) + "\n\n";
       }
-      if (!out.empty() && !co_await conn.write(std::move(out))) {
-        gone = true;
-        break;
+      if (r.closed) {
+        co_await conn.end_with(std::move(out));  // the last events and the end in one write
+        co_return;
       }
-      if (r.closed) break;
+      if (!out.empty() && !co_await conn.write(std::move(out))) break;
       if (co_await watch.wait(core_.options().heartbeat)) {
         std::string heartbeat = ": heartbeat\n\n";
-        if (!co_await conn.write(std::move(heartbeat))) {
-          gone = true;
-          break;
-        }
+        if (!co_await conn.write(std::move(heartbeat))) break;
       }
     }
   }
-  if (gone) {
-    if (on_disconnect) on_disconnect();
-    co_return;
-  }
-  co_await conn.end();
+  // The client is gone.
+  if (on_disconnect) on_disconnect();
 }
 
 asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, const std::string& run_id,
@@ -539,9 +528,7 @@ asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, co
     if (on_disconnect) on_disconnect();
     co_return;
   }
-  std::string body = dump_wire(core_.wait_body(run_id));
-  co_await conn.write(std::move(body));
-  co_await conn.end();
+  co_await conn.end_with(dump_wire(core_.wait_body(run_id)));
 }
 
 }  // namespace superstep::server
