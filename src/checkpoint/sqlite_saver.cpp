@@ -155,46 +155,46 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
     throw CheckpointError("sqlite: the database file '" + impl_->path +
                           "' was deleted or replaced while open (what this saver writes now would be lost when it closes)");
   try {
-  impl_->write_visible_last([&] {
-    if (step_version) {
-      if (!step_values.empty()) {
-        // A second put of one version (a stored checkpoint put again) merges into its row.
-        Stmt row(impl_->db, impl_->stmts,
-                 "INSERT INTO checkpoint_version_values (thread_id, checkpoint_ns, version, channel_values) "
-                 "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET channel_values = "
-                 "json_patch(channel_values, excluded.channel_values)");
-        row.bind(1, t).bind(2, ns).bind(3, *step_version).bind(4, step_values);
-        row.run();
+    impl_->write_visible_last([&] {
+      if (step_version) {
+        if (!step_values.empty()) {
+          // A second put of one version (a stored checkpoint put again) merges into its row.
+          Stmt row(impl_->db, impl_->stmts,
+                   "INSERT INTO checkpoint_version_values (thread_id, checkpoint_ns, version, channel_values) "
+                   "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET channel_values = "
+                   "json_patch(channel_values, excluded.channel_values)");
+          row.bind(1, t).bind(2, ns).bind(3, *step_version).bind(4, step_values);
+          row.run();
+        }
+      } else if (new_versions.is_object()) {
+        Stmt blob(impl_->db, impl_->stmts,
+                  "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5)");
+        for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
+          auto v = checkpoint.channel_values.find(it.key());
+          if (v == checkpoint.channel_values.end()) continue;
+          blob.reset().bind(1, t).bind(2, ns).bind(3, it.key()).bind(4, internal::version_text(*it)).bind(5, v->dump());
+          blob.run();
+        }
       }
-    } else if (new_versions.is_object()) {
-      Stmt blob(impl_->db, impl_->stmts,
-                "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value) "
-                "VALUES (?1, ?2, ?3, ?4, ?5)");
-      for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
-        auto v = checkpoint.channel_values.find(it.key());
-        if (v == checkpoint.channel_values.end()) continue;
-        blob.reset().bind(1, t).bind(2, ns).bind(3, it.key()).bind(4, internal::version_text(*it)).bind(5, v->dump());
-        blob.run();
+      if (!deltas.appends.empty()) {
+        Stmt append(impl_->db, impl_->stmts,
+                    "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value, "
+                    "delta_base) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+        for (const ChannelDelta& d : deltas.appends) {
+          append.reset().bind(1, t).bind(2, ns).bind(3, d.channel).bind(4, internal::version_text(new_versions[d.channel]))
+              .bind(5, d.appended.dump()).bind(6, internal::version_text(d.base_version));
+          append.run();
+        }
       }
-    }
-    if (!deltas.appends.empty()) {
-      Stmt append(impl_->db, impl_->stmts,
-                  "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value, "
-                  "delta_base) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-      for (const ChannelDelta& d : deltas.appends) {
-        append.reset().bind(1, t).bind(2, ns).bind(3, d.channel).bind(4, internal::version_text(new_versions[d.channel]))
-            .bind(5, d.appended.dump()).bind(6, internal::version_text(d.base_version));
-        append.run();
-      }
-    }
-    Stmt cp(impl_->db, impl_->stmts,
-            "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
-            "checkpoint, metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-    cp.bind(1, t).bind(2, ns).bind(3, checkpoint.id).bind(5, stored).bind(6, md);
-    if (config.checkpoint_id) cp.bind(4, *config.checkpoint_id);
-    else cp.bind_null(4);
-    cp.run();
-  });
+      Stmt cp(impl_->db, impl_->stmts,
+              "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
+              "checkpoint, metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+      cp.bind(1, t).bind(2, ns).bind(3, checkpoint.id).bind(5, stored).bind(6, md);
+      if (config.checkpoint_id) cp.bind(4, *config.checkpoint_id);
+      else cp.bind_null(4);
+      cp.run();
+    });
   } catch (...) {
     impl_->latest.forget(t, ns);
     throw;
