@@ -73,9 +73,12 @@ SqliteSaver::SqliteSaver(const std::string& path, const Options& options) : impl
     // Before the first access in WAL mode: the WAL's index then lives in this process's memory,
     // not in a shared -shm file, and no transaction takes or drops a lock.
     if (options.exclusive) impl_->exec("PRAGMA locking_mode = EXCLUSIVE");
+    impl_->exclusive = options.exclusive;
     impl_->exec("PRAGMA journal_mode = WAL");
     impl_->exec("PRAGMA synchronous = NORMAL");
     impl_->exec("PRAGMA foreign_keys = ON");
+    if (options.wal_autocheckpoint)
+      impl_->exec(("PRAGMA wal_autocheckpoint = " + std::to_string(*options.wal_autocheckpoint)).c_str());
     // Migrations, versioned in the database (PRAGMA user_version), applied under the write lock
     // so two processes opening a new file do not race.
     impl_->write([&] {

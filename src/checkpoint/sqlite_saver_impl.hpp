@@ -33,10 +33,11 @@ struct SqliteSaver::Impl {
   internal::LatestCheckpoints latest{0};  // the newest checkpoints this saver wrote or read
   std::int64_t data_version = -1;         // PRAGMA data_version when `latest` was last known true
   bool verify_latest = false;             // SUPERSTEP_SQLITE_VERIFY_CACHE: every answer from `latest` is checked against storage
+  bool exclusive = false;                 // the file is locked to this connection: no other writes it
 
   /// Empties `latest` when another connection wrote to the file since the last look.
   void notice_other_writers() {
-    if (!latest.enabled()) return;
+    if (!latest.enabled() || exclusive) return;
     internal::sqlite::Stmt s(db, stmts, "PRAGMA data_version");
     if (!s.step()) return;
     const std::int64_t now = s.integer64(0);

@@ -760,6 +760,34 @@ TEST(SqliteSaver, CopiesTheWalBackIntoTheDatabaseFileWhileOpen) {
   EXPECT_EQ(t->checkpoint.channel_values["k"], big + "99");
 }
 
+// `wal_autocheckpoint` moves the point where the WAL is copied back: the ~6 MB that pass
+// SQLite's 1,000 pages above stay in a WAL of 10,000 pages (the file keeps its size, the WAL
+// holds them), and everything reads back; on close the WAL is copied back all the same.
+TEST(SqliteSaver, KeepsALargerWalWhenAskedTo) {
+  std::string path = scratch_file("walpages");
+  const std::string big(64 * 1024, 'x');
+  std::uintmax_t before = 0;
+  {
+    sp::SqliteSaver saver(path, sp::SqliteSaver::Options{.wal_autocheckpoint = 10000});
+    before = std::filesystem::file_size(path);
+    std::optional<std::string> parent;
+    for (int i = 0; i < 100; ++i) {
+      std::string id = "c" + std::to_string(1000 + i);
+      saver.put({"t", "", parent}, cp(id, {{"k", big + std::to_string(i)}}, {{"k", i + 1}}), json::object(), {{"k", i + 1}});
+      parent = id;
+    }
+    EXPECT_LT(std::filesystem::file_size(path), before + 1024 * 1024) << "the WAL was copied back before 10,000 pages";
+    EXPECT_GT(std::filesystem::file_size(path + "-wal"), 5u * 1024 * 1024);
+    auto t = saver.get_tuple({"t", "", std::nullopt});
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->checkpoint.channel_values["k"], big + "99");
+  }
+  EXPECT_GE(std::filesystem::file_size(path), before + 5 * 1024 * 1024) << "closing did not copy the WAL back";
+  auto t = sp::SqliteSaver(path).get_tuple({"t", "", "c1050"});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.channel_values["k"], big + "50");
+}
+
 TEST(SqliteSaver, ReopensAnExistingFileAndRefusesANewerSchema) {
   std::string path = scratch_file("reopen");
   { sp::SqliteSaver(path).put({"t", "", std::nullopt}, cp("1", json::object(), json::object()), json::object(), json::object()); }
