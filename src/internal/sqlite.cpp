@@ -1,6 +1,8 @@
 // SQLite wrappers shared by SqliteSaver and SqliteStore (see sqlite.hpp).
 #include "internal/sqlite.hpp"
 
+#include "internal/sqlite_wal_vfs.hpp"
+
 namespace superstep::internal::sqlite {
 
 namespace {
@@ -15,7 +17,7 @@ namespace {
 sqlite3* open(const std::string& path, bool read_only, int busy_timeout_ms) {
   sqlite3* db = nullptr;
   const int mode = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  if (sqlite3_open_v2(path.c_str(), &db, mode | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db, mode | SQLITE_OPEN_FULLMUTEX, wal_vfs_name()) != SQLITE_OK) {
     std::string reason = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     throw Error("sqlite: cannot open '" + path + "': " + reason, reason);
