@@ -37,7 +37,7 @@ void Core::log_line(const std::string& line) const {
 }
 
 void Core::open() {
-  constexpr unsigned kServerWalPages = 10000;
+  constexpr unsigned kServerWalPages = 4000;
   const std::string& db = options_.database;
   if (db.empty()) throw Error("server: the database is empty: give a SQLite file or a PostgreSQL connection string");
   if (is_postgres(db)) {
@@ -45,8 +45,9 @@ void Core::open() {
     store_ = std::make_shared<PostgresStore>(db);
   } else {
     // One connection for checkpoints and records: two on one file reload their page caches
-    // after each other's every write (docs/performance.md, "The server"). A WAL of 10,000 pages:
-    // the pages many runs rewrite are copied back once per 10,000, not per 1,000.
+    // after each other's every write (docs/performance.md, "The server"). A WAL of 4,000 pages:
+    // the pages many runs rewrite are copied back once per 4,000, not per 1,000 (10,000 saved a
+    // little more CPU but each copy stalled the runs longer: docs/performance.md).
     auto sqlite = std::make_shared<SqliteSaver>(
         db, SqliteSaverOptions{.exclusive = options_.exclusive_database, .wal_autocheckpoint = kServerWalPages});
     saver_ = std::make_shared<ServerSaver>(sqlite);

@@ -46,8 +46,8 @@ struct SqliteSaverOptions {
   /// How many pages of 4 KiB the write-ahead log may hold before a commit copies it back into
   /// the file (SQLite's PRAGMA wal_autocheckpoint; unset: SQLite's 1,000, a WAL of about 4 MB;
   /// 0: never, the application checkpoints). A larger log copies a page rewritten by many
-  /// commits once, and syncs the file less often: the server uses 10,000 (about 40 MB), which
-  /// took its CPU per run down 9 % with 64 clients (docs/performance.md).
+  /// commits once, and syncs the file less often, but each copy takes longer (the writes wait
+  /// for it): the server uses 4,000 (about 16 MB; docs/performance.md).
   std::optional<unsigned> wal_autocheckpoint;
 };
 
