@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/channels/typed_field.hpp"  // TypedBatchOf, used by Update<S>
 #include "superstep/json.hpp"
-#include "superstep/messages/add_messages.hpp"
+#include "superstep/messages/add_messages.hpp"  // typed::add_messages, the typed messages reducer
+#include "superstep/typed_batch.hpp"
 #include "superstep/typed_schema.hpp"
 #include "superstep/types.hpp"
 #include "superstep/value.hpp"
@@ -94,14 +94,15 @@ class Update {
     }
     T value(std::forward<V>(v));
     bool fresh_ids = false;
-    if constexpr (std::is_same_v<typename internal::FieldAt<S, i>::ReducerType, typed::add_messages>) {
+    using Reducer = typename internal::FieldAt<S, i>::ReducerType;
+    if constexpr (requires { Reducer::gives_message_ids; }) {  // typed::add_messages
       // As LangGraph: the ids add_messages gives show in the node's `updates` part too. When
       // every message gets a new one, the reducer may append them without looking them up.
       if (!overwrite) {
         fresh_ids = true;
         for (auto& m : value) {
           if (!m.id.empty()) fresh_ids = false;
-          else m.id = typed::add_messages::new_message_id();
+          else m.id = Reducer::new_message_id();
         }
       }
     }

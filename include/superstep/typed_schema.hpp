@@ -133,7 +133,7 @@ constexpr std::size_t field_index() {
   }
 }
 
-/// The fields an Update<S> sets (defined in channels/typed_field.hpp).
+/// The fields an Update<S> sets (defined in typed_batch.hpp).
 template <class S>
 class TypedBatchOf;
 

@@ -8,7 +8,6 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -80,8 +79,6 @@ struct Command {
   inline static const std::string PARENT = "__parent__";
 };
 
-class Channel;
-
 namespace internal {
 /// A typed node's field writes kept by field (made by sp::Update<S>), so that the step's only
 /// task can fold them into the field channels without boxing each one.
@@ -95,17 +92,8 @@ class TypedBatch {
   };
   /// Moves the writes out as (field index, FieldWrite<T>) pairs; per field in the order made.
   virtual void explode(std::vector<std::pair<int, Value>>& out) = 0;
-  /// Folds the writes straight into the field channels (`channels[i]` is field i's channel) and
-  /// sets `versions[i] = version` for each field that changed (field channels are never
-  /// triggers nor volatile, so that is all a bump is). Returns false, having done nothing, when
-  /// it cannot (a reducer field set twice): explode() then.
-  virtual bool apply(Channel* const* channels, uint64_t* versions, uint64_t version) = 0;
-  /// The several tasks of a step: folds the writes of `batches` (in task order, each of this
-  /// batch's type) into the field channels, all writes of a field in one update, as apply().
-  /// When a channel rejects its writes, `failed` names the field (its writers still report
-  /// writes(failed)) and the error propagates.
-  virtual void apply_together(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions,
-                              uint64_t version, int& failed) = 0;
+  // Folding a batch into the field channels is the typed model's (TypedModel::apply): a batch
+  // is data, below the channels.
   /// Whether the batch holds a write to field `field`.
   virtual bool writes(int field) const = 0;
 };

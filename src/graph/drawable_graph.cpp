@@ -1,4 +1,4 @@
-#include "superstep/graph/drawable_graph.hpp"
+#include "superstep/drawable_graph.hpp"
 
 #include <sstream>
 

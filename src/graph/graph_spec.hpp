@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "superstep/graph/drawable_graph.hpp"
-#include "superstep/graph/node.hpp"
+#include "superstep/drawable_graph.hpp"
+#include "superstep/node.hpp"
 #include "superstep/graph/state_graph.hpp"
-#include "superstep/graph/typed_model.hpp"
+#include "superstep/channels/typed_model.hpp"
 #include "superstep/schema.hpp"
 
 namespace superstep::internal {

@@ -63,7 +63,7 @@ bool apply_batches(const Program& g, ChannelState& s, const std::vector<Executab
   if (s.batches.empty()) return true;
   int failed = -1;
   try {
-    s.batches.front()->apply_together(s.batches, s.channels.data(), s.versions.data(), version, failed);
+    g.typed->apply_together(s.batches, s.channels.data(), s.versions.data(), version, failed);
   } catch (const InvalidUpdateError& e) {
     std::string writers;
     for (ExecutableTask* t : order)
@@ -112,7 +112,7 @@ void apply_grouped(const Program& g, ChannelState& s, const std::vector<Executab
       // A typed batch folds into the field channels directly (unless a field was set twice).
       bool applied = false;
       try {
-        applied = t.batch->apply(s.channels.data(), s.versions.data(), version);
+        applied = g.typed->apply(*t.batch, s.channels.data(), s.versions.data(), version);
       } catch (const InvalidUpdateError& e) {
         rethrow(e);
       }

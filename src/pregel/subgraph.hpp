@@ -10,7 +10,7 @@
 
 #include "superstep/checkpoint/saver.hpp"
 #include "superstep/store/base_store.hpp"
-#include "superstep/graph/node.hpp"
+#include "superstep/node.hpp"
 #include "superstep/json.hpp"
 #include "superstep/types.hpp"
 

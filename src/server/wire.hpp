@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "superstep/graph/compiled_state_graph.hpp"
-#include "superstep/graph/drawable_graph.hpp"
+#include "superstep/drawable_graph.hpp"
 #include "superstep/state_snapshot.hpp"
 
 namespace superstep::server {

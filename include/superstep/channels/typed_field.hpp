@@ -14,6 +14,7 @@
 #include <typeinfo>
 
 #include "superstep/channels/channel.hpp"
+#include "superstep/typed_batch.hpp"
 #include "superstep/typed_schema.hpp"
 
 namespace superstep {
@@ -125,119 +126,41 @@ class FieldChannel final : public ValueChannel<FieldWrite<typename internal::Fie
 
 namespace internal {
 
-/// The fields an Update<S> sets, one optional slot per field (a second write to a reducer
-/// field goes to `extra_`, after the slot, so both are folded in order).
+/// Folds the writes of TypedBatchOf<S> batches into S's field channels (`channels[i]` is field
+/// i's FieldChannel<S, i>); what TypedModel::apply and apply_together do for a typed graph.
 template <class S>
-class TypedBatchOf final : public TypedBatch {
+class TypedBatchApply {
+  using Batch = TypedBatchOf<S>;
   using Idx = std::make_index_sequence<field_count<S>>;
-  template <std::size_t... I>
-  static auto slots_of(std::index_sequence<I...>)
-      -> std::tuple<std::optional<FieldWrite<typename FieldAt<S, I>::Type>>...>;
-
-  struct Pool {
-    std::vector<TypedBatchOf*> spare;
-    ~Pool() {
-      for (TypedBatchOf* b : spare) delete b;
-      spare.clear();
-      gone = true;
-    }
-    static inline thread_local bool gone = false;  // trivially destructible: safe to read at exit
-  };
-  static Pool& pool() {
-    static thread_local Pool p;
-    return p;
-  }
-  static constexpr std::size_t kMaxSpare = 16;
 
  public:
-  /// A batch with no writes: a spare one of this thread, or a new one. (Batches are about as big
-  /// as S; reusing them keeps the allocator out of the hot path.)
-  static std::unique_ptr<TypedBatch, TypedBatch::Release> make() {
-    TypedBatchOf* b = nullptr;
-    if (!Pool::gone && !pool().spare.empty()) {
-      b = pool().spare.back();
-      pool().spare.pop_back();
-    } else {
-      b = new TypedBatchOf();
-    }
-    return std::unique_ptr<TypedBatch, TypedBatch::Release>(b);
-  }
-  void release() noexcept override {
-    if (set_ > 0) clear(Idx{});
-    set_ = 0;
-    extra_.clear();
-    if (!Pool::gone && pool().spare.size() < kMaxSpare) {
-      try {
-        pool().spare.push_back(this);
-        return;
-      } catch (...) {
-      }
-    }
-    delete this;
-  }
-
-  template <std::size_t I>
-  void put(typename FieldAt<S, I>::Type&& value, bool overwrite, bool fresh_ids = false) {
-    auto& slot = std::get<I>(slots_);
-    if (!slot) {
-      ++set_;
-      slot.emplace(FieldWrite<typename FieldAt<S, I>::Type>{std::move(value), overwrite, fresh_ids});
-    } else if constexpr (!FieldAt<S, I>::has_reducer) {
-      *slot = {std::move(value), overwrite};  // a plain field set twice in one update: the later value
-    } else {
-      extra_.emplace_back(static_cast<int>(I),
-                          Value::of(FieldWrite<typename FieldAt<S, I>::Type>{std::move(value), overwrite, fresh_ids}));
-    }
-  }
-  void explode(std::vector<std::pair<int, Value>>& out) override {
-    if (set_ > 0) explode_slots(out, Idx{});
-    set_ = 0;
-    for (auto& w : extra_) out.push_back(std::move(w));
-    extra_.clear();
-  }
-  void apply_together(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions,
-                      uint64_t version, int& failed) override {
-    together(batches, channels, versions, version, failed, Idx{});
-    for (TypedBatch* b : batches) {
-      auto* tb = static_cast<TypedBatchOf*>(b);
-      tb->set_ = 0;
-      tb->extra_.clear();
-    }
-  }
-  bool writes(int field) const override {
-    bool found = false;
-    for (const auto& e : extra_) found = found || e.first == field;
-    return found || writes_slot(field, Idx{});
-  }
-  bool apply(Channel* const* channels, uint64_t* versions, uint64_t version) override {
-    if (!extra_.empty()) return false;
-    if (set_ > 0) apply_slots(channels, versions, version, Idx{});
-    set_ = 0;
+  /// One batch; false, having done nothing, when a reducer field was set twice (explode then).
+  static bool apply(TypedBatch& batch, Channel* const* channels, uint64_t* versions, uint64_t version) {
+    auto& b = static_cast<Batch&>(batch);
+    if (!b.extra_.empty()) return false;
+    if (b.set_ > 0) apply_slots(b, channels, versions, version, Idx{});
+    b.set_ = 0;
     return true;
+  }
+  /// Several tasks' batches (in task order): all writes of a field in one update. When a
+  /// channel rejects its writes, `failed` names the field and the error propagates.
+  static void apply_together(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions,
+                             uint64_t version, int& failed) {
+    together(batches, channels, versions, version, failed, Idx{});
+    for (TypedBatch* tb : batches) {
+      auto& b = static_cast<Batch&>(*tb);
+      b.set_ = 0;
+      b.extra_.clear();
+    }
   }
 
  private:
-  TypedBatchOf() = default;
   template <std::size_t... I>
-  void clear(std::index_sequence<I...>) noexcept {
-    (std::get<I>(slots_).reset(), ...);
-  }
-  template <std::size_t... I>
-  void explode_slots(std::vector<std::pair<int, Value>>& out, std::index_sequence<I...>) {
+  static void apply_slots(Batch& b, Channel* const* channels, uint64_t* versions, uint64_t version,
+                          std::index_sequence<I...>) {
     (
         [&] {
-          if (auto& slot = std::get<I>(slots_)) {
-            out.emplace_back(static_cast<int>(I), Value::of(std::move(*slot)));
-            slot.reset();
-          }
-        }(),
-        ...);
-  }
-  template <std::size_t... I>
-  void apply_slots(Channel* const* channels, uint64_t* versions, uint64_t version, std::index_sequence<I...>) {
-    (
-        [&] {
-          if (auto& slot = std::get<I>(slots_)) {
+          if (auto& slot = std::get<I>(b.slots_)) {
             // Field I's channel is a FieldChannel<S, I> (final: the call is direct).
             auto* ch = static_cast<FieldChannel<S, I>*>(channels[I]);
             if (ch->update(std::span<FieldWrite<typename FieldAt<S, I>::Type>>(&*slot, 1))) versions[I] = version;
@@ -246,41 +169,32 @@ class TypedBatchOf final : public TypedBatch {
         }(),
         ...);
   }
-
   template <std::size_t... I>
-  bool writes_slot(int field, std::index_sequence<I...>) const {
-    return ((static_cast<int>(I) == field && std::get<I>(slots_).has_value()) || ...);
-  }
-  template <std::size_t... I>
-  void together(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions, uint64_t version,
-                int& failed, std::index_sequence<I...>) {
+  static void together(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions,
+                       uint64_t version, int& failed, std::index_sequence<I...>) {
     (together_field<I>(batches, channels, versions, version, failed), ...);
   }
   /// Field I's writes of every batch, in batch order (a batch's slot, then its extra writes).
   template <std::size_t I>
-  void together_field(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions,
-                      uint64_t version, int& failed) {
+  static void together_field(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions,
+                             uint64_t version, int& failed) {
     using W = FieldWrite<typename FieldAt<S, I>::Type>;
     std::vector<W> ws;
-    for (TypedBatch* b : batches) {
-      auto* tb = static_cast<TypedBatchOf*>(b);
-      if (auto& slot = std::get<I>(tb->slots_)) {
+    for (TypedBatch* tb : batches) {
+      auto& b = static_cast<Batch&>(*tb);
+      if (auto& slot = std::get<I>(b.slots_)) {
         if (ws.empty()) ws.reserve(batches.size());
         ws.push_back(std::move(*slot));  // the slot stays engaged until the update succeeds
       }
-      for (auto& e : tb->extra_)
+      for (auto& e : b.extra_)
         if (e.first == static_cast<int>(I)) ws.push_back(std::move(e.second.template as<W>()));
     }
     if (ws.empty()) return;
     failed = static_cast<int>(I);
     if (static_cast<FieldChannel<S, I>*>(channels[I])->update(std::span<W>(ws))) versions[I] = version;
     failed = -1;
-    for (TypedBatch* b : batches) std::get<I>(static_cast<TypedBatchOf*>(b)->slots_).reset();
+    for (TypedBatch* tb : batches) std::get<I>(static_cast<Batch&>(*tb).slots_).reset();
   }
-
-  decltype(slots_of(Idx{})) slots_;
-  std::size_t set_ = 0;  // slots holding a write
-  std::vector<std::pair<int, Value>> extra_;
 };
 
 }  // namespace internal

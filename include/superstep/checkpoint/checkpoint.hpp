@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "superstep/checkpoint/checkpoint_config.hpp"
+#include "superstep/checkpoint_config.hpp"
 #include "superstep/json.hpp"
 
 namespace superstep {

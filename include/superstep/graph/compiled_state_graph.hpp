@@ -11,7 +11,7 @@
 
 #include "superstep/async_stream.hpp"
 #include "superstep/config.hpp"
-#include "superstep/graph/drawable_graph.hpp"
+#include "superstep/drawable_graph.hpp"
 #include "superstep/json.hpp"
 #include "superstep/state_snapshot.hpp"
 #include "superstep/state_update.hpp"

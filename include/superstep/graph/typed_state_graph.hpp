@@ -22,7 +22,7 @@
 
 #include "superstep/channels/typed_field.hpp"
 #include "superstep/graph/state_graph.hpp"
-#include "superstep/graph/typed_model.hpp"
+#include "superstep/channels/typed_model.hpp"
 #include "superstep/json_schema.hpp"
 #include "superstep/typed.hpp"
 
@@ -60,6 +60,13 @@ class TypedModelOf final : public TypedModel {
     for (auto& [i, v] : writes) grouped[i].push_back(std::move(v));
     apply_grouped(*copy, grouped, Idx{});
     return copy;
+  }
+  bool apply(TypedBatch& batch, Channel* const* channels, uint64_t* versions, uint64_t version) const override {
+    return TypedBatchApply<S>::apply(batch, channels, versions, version);
+  }
+  void apply_together(std::span<TypedBatch* const> batches, Channel* const* channels, uint64_t* versions,
+                      uint64_t version, int& failed) const override {
+    TypedBatchApply<S>::apply_together(batches, channels, versions, version, failed);
   }
   json to_json(const void* state) const override {
     json out = json::object();

@@ -71,6 +71,8 @@ struct add_messages {
     indexed_ = checked_ = 0;
   }
   static std::string new_message_id();
+  /// Update<S>::set gives the messages their ids (so the node's `updates` part shows them).
+  static constexpr bool gives_message_ids = true;
   mutable std::unordered_map<std::string, std::size_t> index_;
   mutable std::size_t indexed_ = 0;
   mutable std::size_t checked_ = 0;  // held messages before this have ids
