@@ -126,36 +126,28 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
   const json& assistant = resolve_assistant(body["assistant_id"].get<std::string>());
   std::string tid;
   bool temporary = !thread_id;
+  json thread;  // the thread's record as this run leaves it; in memory once the run's record is stored
   if (thread_id) {
     tid = *thread_id;
     if (!is_uuid(tid)) throw HttpError(422, "thread_id '" + tid + "' is not a UUID");
-    if (!threads_.count(tid)) {
-      if (body.value("if_not_exists", std::string("reject")) != "create")
-        throw HttpError(404, "Thread with ID " + tid + " not found");
-      std::string now = now_iso();
-      threads_[tid] = json{{"thread_id", tid}, {"created_at", now}, {"updated_at", now}, {"metadata", json::object()},
-                           {"status", "idle"}, {"config", json::object()}, {"values", nullptr},
-                           {"interrupts", json::object()}};
-    }
+    if (auto t = threads_.find(tid); t != threads_.end()) thread = t->second;
+    else if (body.value("if_not_exists", std::string("reject")) != "create")
+      throw HttpError(404, "Thread with ID " + tid + " not found");
   } else {
     tid = new_uuid();
+  }
+  if (thread.is_null()) {
     std::string now = now_iso();
-    threads_[tid] = json{{"thread_id", tid}, {"created_at", now}, {"updated_at", now}, {"metadata", json::object()},
-                         {"status", "idle"}, {"config", json::object()}, {"values", nullptr},
-                         {"interrupts", json::object()}};
+    thread = json{{"thread_id", tid}, {"created_at", now}, {"updated_at", now}, {"metadata", json::object()},
+                  {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
   }
-  auto& tslot = thread_slots_[tid];
-  if (!tslot.pending.empty() || !tslot.running.empty()) {
-    if (strategy == "reject")
-      throw HttpError(422, "Thread " + tid + " is already running a task. Wait for it to finish or choose a different multitask strategy.");
-    if (strategy == "interrupt" || strategy == "rollback") {
-      std::vector<std::string> inflight(tslot.pending.begin(), tslot.pending.end());
-      if (!tslot.running.empty()) inflight.push_back(tslot.running);
-      for (const auto& rid : inflight)
-        if (auto it = runs_.find(rid); it != runs_.end()) cancel_locked(it->second, strategy);
-    }
+  std::vector<std::string> inflight;
+  if (auto ts = thread_slots_.find(tid); ts != thread_slots_.end()) {
+    inflight.assign(ts->second.pending.begin(), ts->second.pending.end());
+    if (!ts->second.running.empty()) inflight.push_back(ts->second.running);
   }
-  json& thread = threads_[tid];
+  if (!inflight.empty() && strategy == "reject")
+    throw HttpError(422, "Thread " + tid + " is already running a task. Wait for it to finish or choose a different multitask strategy.");
   if (!thread["metadata"].is_object()) thread["metadata"] = json::object();
   json& meta = thread["metadata"];
   bool changed = meta.value("graph_id", json()) != assistant["graph_id"] || meta.value("assistant_id", json()) != assistant["assistant_id"];
@@ -163,8 +155,6 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
   meta["assistant_id"] = assistant["assistant_id"];
   thread["status"] = "busy";
   thread["updated_at"] = now_iso();
-  // `busy` alone is not stored: a start-up makes every thread with a pending run busy.
-  if (changed) save_thread(thread);
 
   std::string rid = new_uuid();
   std::string now = now_iso();
@@ -189,11 +179,26 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
                {"status", "pending"},  {"metadata", metadata}, {"multitask_strategy", strategy},
                {"created_at", now},    {"updated_at", now},    {"kwargs", std::move(kwargs)},
                {"attempt", 1}};
+  // The run exists once its record is stored, and not before: the SDK retries every 5xx, POSTs
+  // included, so a failure here must leave nothing behind (no listed or pending run, no new
+  // thread, the thread not busy, no in-flight run cancelled) for the retry to make the one run.
+  save_run(slot->doc);
+  if (strategy == "interrupt" || strategy == "rollback")
+    for (const auto& id : inflight)
+      if (auto it = runs_.find(id); it != runs_.end()) cancel_locked(it->second, strategy);
+  if (changed) {
+    // `busy` alone is not stored: a start-up makes every thread with a pending run busy.
+    try {
+      save_thread(thread);
+    } catch (const std::exception& e) {  // the run is stored: it runs, and its end stores the thread
+      log_line("thread " + tid + ": cannot store its record: " + e.what());
+    }
+  }
+  threads_[tid] = std::move(thread);  // (a cancelled run above set only the status this replaces)
   slot->log = std::make_shared<EventLog>(0);
   slot->not_before = std::chrono::steady_clock::now() +
                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(after_seconds));
   runs_[rid] = slot;
-  save_run(slot->doc);
   enqueue_locked(slot);
   log_line("run " + rid + " created on thread " + tid + " (graph " + assistant["graph_id"].get<std::string>() + ")");
   schedule_locked();

@@ -86,11 +86,12 @@ json Core::create_thread(const json& body) {
   std::string now = now_iso();
   json t = {{"thread_id", id}, {"created_at", now}, {"updated_at", now}, {"metadata", metadata},
             {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
-  json& stored = threads_[id] = std::move(t);
+  if (!supersteps.empty()) refresh_thread_locked(t, std::nullopt, nullptr, /*save=*/false);  // its values, status
+  // Stored before it is visible: a failure (a 500, which the SDK retries) leaves no thread behind
+  // (a TTL stored without its thread is swept as stale).
   set_ttl_locked(id, ttl);
-  if (!supersteps.empty()) return refresh_thread_locked(stored, std::nullopt);  // saves it
-  save_thread(stored);
-  return stored;
+  save_thread(t);
+  return threads_[id] = std::move(t);
 }
 
 json Core::patch_thread(const std::string& id, const json& body) {
@@ -166,8 +167,9 @@ json Core::copy_thread(const std::string& id) {
   std::string now = now_iso();
   json t = {{"thread_id", to}, {"created_at", now}, {"updated_at", now}, {"metadata", metadata},
             {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
-  json& stored = threads_[to] = std::move(t);
-  return refresh_thread_locked(stored, std::nullopt);  // the copied state's values, interrupts, status
+  refresh_thread_locked(t, std::nullopt, nullptr, /*save=*/false);  // the copied state's values, interrupts, status
+  save_thread(t);  // before it is visible, as in create_thread
+  return threads_[to] = std::move(t);
 }
 
 json Core::prune_threads(const json& body) {

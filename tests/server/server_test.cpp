@@ -418,3 +418,55 @@ TEST_F(ServerTest, TheSqliteFileIsReadableWhileServingUnlessHeldExclusively) {
   sp::SqliteSaver reader(db_, quick);
   EXPECT_TRUE(reader.get_tuple({held, "", std::nullopt})) << "what the server stored while it held the file";
 }
+
+// The SDK retries every 5xx, POSTs included, so a 5xx must never mean "run created": when the
+// run's record cannot be stored, the server answers 500 and keeps no trace of the run (no
+// listing, no pending run, the thread not left busy), and the retry makes the one run. The same
+// for a thread.
+TEST_F(ServerTest, ARunOrThreadWhoseRecordCannotBeStoredIsNotCreated) {
+  start();
+  std::string tid = new_thread();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+  sqlite3_busy_timeout(db, 5000);
+  auto exec = [&](const char* sql) {
+    char* err = nullptr;
+    int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
+    EXPECT_EQ(rc, SQLITE_OK) << sql << ": " << (err ? err : "");
+    sqlite3_free(err);
+  };
+  // The real SQLite refuses the run's record (and nothing else) while this trigger exists.
+  exec("CREATE TRIGGER refuse_runs BEFORE INSERT ON store WHEN NEW.prefix LIKE '%runs' "
+       "BEGIN SELECT RAISE(FAIL, 'injected: the disk refuses run records'); END");
+  auto r = client_->Post("/threads/" + tid + "/runs/wait", json{{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}}.dump(),
+                         "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 500) << r->body;
+  EXPECT_NE(r->body.find("injected"), std::string::npos) << r->body;
+  auto stateless = client_->Post("/runs/wait", json{{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}}.dump(),
+                                 "application/json");
+  ASSERT_TRUE(stateless);
+  EXPECT_EQ(stateless->status, 500) << stateless->body;
+  EXPECT_EQ(get("/threads/" + tid + "/runs"), json::array()) << "a run that was refused is listed";
+  EXPECT_EQ(get("/threads/" + tid)["status"], "idle");
+  EXPECT_EQ(post("/threads/search", json::object()).size(), 1u) << "the stateless run's thread was kept";
+  exec("DROP TRIGGER refuse_runs");
+  // Likewise a thread whose record cannot be stored is not created (nor kept in memory).
+  exec("CREATE TRIGGER refuse_threads BEFORE INSERT ON store WHEN NEW.prefix LIKE '%threads' "
+       "BEGIN SELECT RAISE(FAIL, 'injected: the disk refuses thread records'); END");
+  auto refused = client_->Post("/threads", json{{"thread_id", "9b7e6f0c-2a6e-4f0e-8f51-3f1d2b6a7c10"}}.dump(), "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 500) << refused->body;
+  EXPECT_EQ(post("/threads/search", json::object()).size(), 1u) << "a thread that was refused is listed";
+  exec("DROP TRIGGER refuse_threads");
+  post("/threads", {{"thread_id", "9b7e6f0c-2a6e-4f0e-8f51-3f1d2b6a7c10"}});  // the retry: 200, not 409
+  EXPECT_EQ(post("/threads/search", json::object()).size(), 2u);
+  sqlite3_close(db);
+
+  json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}});
+  EXPECT_TRUE(out.contains("__interrupt__")) << out.dump();
+  json runs = get("/threads/" + tid + "/runs");
+  ASSERT_EQ(runs.size(), 1u) << runs.dump();
+  EXPECT_EQ(runs[0]["status"], "success");  // paused at its interrupt
+  EXPECT_EQ(get("/threads/" + tid)["status"], "interrupted");
+}
