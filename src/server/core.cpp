@@ -549,7 +549,14 @@ json Core::update_state(const std::string& id, const json& body) {
   {
     std::lock_guard lock(mutex_);
     auto it = threads_.find(id);
-    if (it != threads_.end()) refresh_thread_locked(it->second, std::nullopt);
+    // The update is stored: a failure to store the thread's record now must not become a 5xx,
+    // which the SDK would retry, applying the update twice. The record is stored again when the
+    // thread next changes.
+    try {
+      if (it != threads_.end()) refresh_thread_locked(it->second, std::nullopt);
+    } catch (const std::exception& e) {
+      log_line("thread " + id + ": state updated, but its record could not be stored: " + e.what());
+    }
   }
   return json{{"checkpoint", {{"thread_id", id}, {"checkpoint_ns", out.checkpoint_ns},
                               {"checkpoint_id", out.checkpoint_id ? json(*out.checkpoint_id) : json(nullptr)}}}};

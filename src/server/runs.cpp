@@ -384,11 +384,21 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
     std::lock_guard lock(mutex_);
     auto& tslot = thread_slots_[tid];
     if (tslot.running == rid) tslot.running.clear();
+    // Storage failures below are logged, not thrown: the run has ended (finish runs as its
+    // completion, where an exception would end the process). A run whose end is not stored
+    // reads as pending to the next start, which finishes it from its checkpoints.
+    auto stored = [&](const char* what, const std::function<void()>& write) {
+      try {
+        write();
+      } catch (const std::exception& e) {
+        log_line("run " + rid + ": cannot store " + what + ": " + e.what());
+      }
+    };
     if (status == "pending") {
       run->doc["status"] = "pending";
-      save_run(run->doc);
+      stored("its return to pending", [&] { save_run(run->doc); });
     } else if (run->cancel_action == "rollback") {
-      records_->remove("runs", rid);
+      stored("its deletion", [&] { records_->remove("runs", rid); });
       run->doc["status"] = "interrupted";
       runs_.erase(rid);
     } else {
@@ -412,10 +422,12 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
     // The run's record and its thread's: one unit of storage work (with SQLite one transaction,
     // the records being on the saver's connection: docs/server.md, "Storage").
     if (save_ended || thread)
-      saver_->batch([&] {
-        if (save_ended) save_run(run->doc);
-        if (delete_thread_after) records_->remove("threads", tid);
-        else if (thread) save_thread(*thread);
+      stored("its end", [&] {
+        saver_->batch([&] {
+          if (save_ended) save_run(run->doc);
+          if (delete_thread_after) records_->remove("threads", tid);
+          else if (thread) save_thread(*thread);
+        });
       });
     if (delete_thread_after) {
       threads_.erase(tid);
@@ -424,7 +436,13 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
     log_line("run " + rid + " " + status + (error_text ? ": " + *error_text : std::string()));
     if (status != "pending" && runs_.count(rid)) retire_later(run);
   }
-  if (delete_thread_after) saver_->delete_thread(tid);
+  if (delete_thread_after) {
+    try {
+      saver_->delete_thread(tid);
+    } catch (const std::exception& e) {
+      log_line("run " + rid + ": cannot delete its temporary thread's checkpoints: " + e.what());
+    }
+  }
   if (auto thread_stream = run->log->mirror())
     thread_stream->append("end", json{{"run_id", rid}, {"status", run->doc["status"]}}.dump());
   run->log->close();

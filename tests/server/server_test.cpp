@@ -3,6 +3,8 @@
 // (tests/server/js) drives the same server with the official SDK.
 #include <sqlite3.h>
 
+#include <optional>
+
 #include <superstep/checkpoint/sqlite_saver.hpp>
 
 #include "server/server_fixture.hpp"
@@ -419,6 +421,35 @@ TEST_F(ServerTest, TheSqliteFileIsReadableWhileServingUnlessHeldExclusively) {
   EXPECT_TRUE(reader.get_tuple({held, "", std::nullopt})) << "what the server stored while it held the file";
 }
 
+namespace {
+/// While alive, the real SQLite refuses to store the server's records that `when` (an SQL
+/// condition on the store row NEW) selects: a trigger set on a connection of its own, which the
+/// server's statements see at their next use.
+class RefuseRecords {
+ public:
+  RefuseRecords(const std::string& db, const std::string& when) {
+    EXPECT_EQ(sqlite3_open(db.c_str(), &db_), SQLITE_OK);
+    sqlite3_busy_timeout(db_, 5000);
+    exec("CREATE TRIGGER refuse_records BEFORE INSERT ON store WHEN " + when +
+         " BEGIN SELECT RAISE(FAIL, 'injected: the disk refuses this record'); END");
+  }
+  ~RefuseRecords() {
+    exec("DROP TRIGGER refuse_records");
+    sqlite3_close(db_);
+  }
+  RefuseRecords(const RefuseRecords&) = delete;
+  RefuseRecords& operator=(const RefuseRecords&) = delete;
+
+ private:
+  void exec(const std::string& sql) {
+    char* err = nullptr;
+    EXPECT_EQ(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << sql << ": " << (err ? err : "");
+    sqlite3_free(err);
+  }
+  sqlite3* db_ = nullptr;
+};
+}  // namespace
+
 // The SDK retries every 5xx, POSTs included, so a 5xx must never mean "run created": when the
 // run's record cannot be stored, the server answers 500 and keeps no trace of the run (no
 // listing, no pending run, the thread not left busy), and the retry makes the one run. The same
@@ -426,18 +457,8 @@ TEST_F(ServerTest, TheSqliteFileIsReadableWhileServingUnlessHeldExclusively) {
 TEST_F(ServerTest, ARunOrThreadWhoseRecordCannotBeStoredIsNotCreated) {
   start();
   std::string tid = new_thread();
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-  sqlite3_busy_timeout(db, 5000);
-  auto exec = [&](const char* sql) {
-    char* err = nullptr;
-    int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
-    EXPECT_EQ(rc, SQLITE_OK) << sql << ": " << (err ? err : "");
-    sqlite3_free(err);
-  };
-  // The real SQLite refuses the run's record (and nothing else) while this trigger exists.
-  exec("CREATE TRIGGER refuse_runs BEFORE INSERT ON store WHEN NEW.prefix LIKE '%runs' "
-       "BEGIN SELECT RAISE(FAIL, 'injected: the disk refuses run records'); END");
+  std::optional<RefuseRecords> refuse;
+  refuse.emplace(db_, "NEW.prefix LIKE '%runs'");
   auto r = client_->Post("/threads/" + tid + "/runs/wait", json{{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}}.dump(),
                          "application/json");
   ASSERT_TRUE(r);
@@ -450,18 +471,16 @@ TEST_F(ServerTest, ARunOrThreadWhoseRecordCannotBeStoredIsNotCreated) {
   EXPECT_EQ(get("/threads/" + tid + "/runs"), json::array()) << "a run that was refused is listed";
   EXPECT_EQ(get("/threads/" + tid)["status"], "idle");
   EXPECT_EQ(post("/threads/search", json::object()).size(), 1u) << "the stateless run's thread was kept";
-  exec("DROP TRIGGER refuse_runs");
+  refuse.reset();
   // Likewise a thread whose record cannot be stored is not created (nor kept in memory).
-  exec("CREATE TRIGGER refuse_threads BEFORE INSERT ON store WHEN NEW.prefix LIKE '%threads' "
-       "BEGIN SELECT RAISE(FAIL, 'injected: the disk refuses thread records'); END");
+  refuse.emplace(db_, "NEW.prefix LIKE '%threads'");
   auto refused = client_->Post("/threads", json{{"thread_id", "9b7e6f0c-2a6e-4f0e-8f51-3f1d2b6a7c10"}}.dump(), "application/json");
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 500) << refused->body;
   EXPECT_EQ(post("/threads/search", json::object()).size(), 1u) << "a thread that was refused is listed";
-  exec("DROP TRIGGER refuse_threads");
+  refuse.reset();
   post("/threads", {{"thread_id", "9b7e6f0c-2a6e-4f0e-8f51-3f1d2b6a7c10"}});  // the retry: 200, not 409
   EXPECT_EQ(post("/threads/search", json::object()).size(), 2u);
-  sqlite3_close(db);
 
   json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}});
   EXPECT_TRUE(out.contains("__interrupt__")) << out.dump();
@@ -469,4 +488,50 @@ TEST_F(ServerTest, ARunOrThreadWhoseRecordCannotBeStoredIsNotCreated) {
   ASSERT_EQ(runs.size(), 1u) << runs.dump();
   EXPECT_EQ(runs[0]["status"], "success");  // paused at its interrupt
   EXPECT_EQ(get("/threads/" + tid)["status"], "interrupted");
+}
+
+// threads.updateState stores a checkpoint, then the thread's record; when only the record fails,
+// the answer is still 200: a 5xx would make the SDK retry and apply the update twice.
+TEST_F(ServerTest, AStoredStateUpdateIsNotReportedAsAFailure) {
+  start();
+  std::string tid = new_thread();
+  post("/threads/" + tid + "/runs/wait", {{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}});
+  std::size_t before = post("/threads/" + tid + "/history", json::object()).size();
+  {
+    RefuseRecords refuse(db_, "NEW.prefix LIKE '%threads'");
+    post("/threads/" + tid + "/state", {{"values", {{"topic", "y"}}}});  // 200
+  }
+  EXPECT_EQ(post("/threads/" + tid + "/history", json::object()).size(), before + 1) << "one update, one checkpoint";
+  EXPECT_EQ(get("/threads/" + tid + "/state")["values"]["topic"], "y");
+  EXPECT_EQ(get("/threads/" + tid)["values"]["topic"], "y");
+}
+
+// A run's end is stored after it ran: when the database refuses that record, the server logs it
+// and goes on (the run reads as ended in memory; the stored record, still pending, makes the next
+// start finish it from its checkpoints, running no node again). It used to end the process.
+TEST_F(ServerTest, ARunWhoseEndCannotBeStoredDoesNotStopTheServer) {
+  start();
+  std::string tid = new_thread();
+  std::optional<RefuseRecords> refuse;
+  refuse.emplace(db_, "NEW.prefix LIKE '%runs' AND json_extract(NEW.value, '$.status') <> 'pending'");
+  int counted = g_counted;
+  json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}});
+  EXPECT_EQ(out["done"], true) << out.dump();
+  json runs = get("/threads/" + tid + "/runs");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["status"], "success");
+  EXPECT_EQ(get("/threads/" + tid)["status"], "idle");
+  refuse.reset();
+  // Still serving; a restart finishes the run whose end was not stored, and runs no node again.
+  std::string other = new_thread();
+  EXPECT_EQ(post("/threads/" + other + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}})["done"], true);
+  EXPECT_EQ(g_counted, counted + 2);
+  std::size_t history = post("/threads/" + tid + "/history", json::object()).size();
+  restart();
+  json run = await_run(tid, runs[0]["run_id"]);
+  EXPECT_EQ(run["status"], "success") << run.dump();
+  EXPECT_EQ(get("/threads/" + tid)["status"], "idle");
+  EXPECT_EQ(get("/threads/" + tid + "/state")["values"]["done"], true);
+  EXPECT_EQ(post("/threads/" + tid + "/history", json::object()).size(), history) << "the finished run ran again";
+  EXPECT_EQ(g_counted, counted + 2) << "a node ran again";
 }
