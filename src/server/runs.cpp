@@ -126,20 +126,15 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
   const json& assistant = resolve_assistant(body["assistant_id"].get<std::string>());
   std::string tid;
   bool temporary = !thread_id;
-  json thread;  // the thread's record as this run leaves it; in memory once the run's record is stored
+  json* existing = nullptr;  // the thread's record, changed only once the run's record is stored
   if (thread_id) {
     tid = *thread_id;
     if (!is_uuid(tid)) throw HttpError(422, "thread_id '" + tid + "' is not a UUID");
-    if (auto t = threads_.find(tid); t != threads_.end()) thread = t->second;
+    if (auto t = threads_.find(tid); t != threads_.end()) existing = &t->second;
     else if (body.value("if_not_exists", std::string("reject")) != "create")
       throw HttpError(404, "Thread with ID " + tid + " not found");
   } else {
     tid = new_uuid();
-  }
-  if (thread.is_null()) {
-    std::string now = now_iso();
-    thread = json{{"thread_id", tid}, {"created_at", now}, {"updated_at", now}, {"metadata", json::object()},
-                  {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
   }
   std::vector<std::string> inflight;
   if (auto ts = thread_slots_.find(tid); ts != thread_slots_.end()) {
@@ -148,13 +143,11 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
   }
   if (!inflight.empty() && strategy == "reject")
     throw HttpError(422, "Thread " + tid + " is already running a task. Wait for it to finish or choose a different multitask strategy.");
-  if (!thread["metadata"].is_object()) thread["metadata"] = json::object();
-  json& meta = thread["metadata"];
-  bool changed = meta.value("graph_id", json()) != assistant["graph_id"] || meta.value("assistant_id", json()) != assistant["assistant_id"];
-  meta["graph_id"] = assistant["graph_id"];
-  meta["assistant_id"] = assistant["assistant_id"];
-  thread["status"] = "busy";
-  thread["updated_at"] = now_iso();
+  const json* meta = nullptr;
+  if (existing)
+    if (auto m = existing->find("metadata"); m != existing->end() && m->is_object()) meta = &*m;
+  const bool changed = !meta || meta->value("graph_id", json()) != assistant["graph_id"] ||
+                       meta->value("assistant_id", json()) != assistant["assistant_id"];
 
   std::string rid = new_uuid();
   std::string now = now_iso();
@@ -186,6 +179,16 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
   if (strategy == "interrupt" || strategy == "rollback")
     for (const auto& id : inflight)
       if (auto it = runs_.find(id); it != runs_.end()) cancel_locked(it->second, strategy);
+  if (!existing)
+    existing = &(threads_[tid] = json{{"thread_id", tid}, {"created_at", now}, {"updated_at", now},
+                                      {"metadata", json::object()}, {"status", "idle"}, {"config", json::object()},
+                                      {"values", nullptr}, {"interrupts", json::object()}});
+  json& thread = *existing;
+  if (!thread["metadata"].is_object()) thread["metadata"] = json::object();
+  thread["metadata"]["graph_id"] = assistant["graph_id"];
+  thread["metadata"]["assistant_id"] = assistant["assistant_id"];
+  thread["status"] = "busy";
+  thread["updated_at"] = now_iso();
   if (changed) {
     // `busy` alone is not stored: a start-up makes every thread with a pending run busy.
     try {
@@ -194,7 +197,6 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
       log_line("thread " + tid + ": cannot store its record: " + e.what());
     }
   }
-  threads_[tid] = std::move(thread);  // (a cancelled run above set only the status this replaces)
   slot->log = std::make_shared<EventLog>(0);
   slot->not_before = std::chrono::steady_clock::now() +
                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(after_seconds));
