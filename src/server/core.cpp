@@ -80,8 +80,7 @@ void Core::open() {
               {"context", json::object()}, {"metadata", {{"created_by", "system"}}},
               {"version", 1},         {"name", g.id},         {"description", nullptr},
               {"created_at", now},    {"updated_at", now}};
-    records_->put("assistants", id, a);
-    records_->put("assistant_versions", id + ":1", version_of(a));
+    store_assistant(a, version_of(a));
     assistants_[id] = std::move(a);
   }
   for (json& t : records_->load("thread_ttl")) {
@@ -218,9 +217,25 @@ json Core::create_assistant(const json& body) {
             {"context", obj("context")}, {"metadata", obj("metadata")}, {"version", 1},
             {"name", name},              {"description", body.value("description", json(nullptr))},
             {"created_at", now},         {"updated_at", now}};
-  records_->put("assistants", id, a);
-  records_->put("assistant_versions", id + ":1", version_of(a));
+  store_assistant(a, version_of(a));
   return assistants_[id] = std::move(a);
+}
+
+void Core::store_assistant(const json& assistant, const json& version) {
+  // The version first, then the assistant: an answer of 500 (which the SDK retries) leaves no
+  // assistant record ahead of memory, and the version it stored is taken back where it can be.
+  std::string id = assistant["assistant_id"], key = id + ":" + std::to_string(assistant["version"].get<int>());
+  records_->put("assistant_versions", key, version);
+  try {
+    records_->put("assistants", id, assistant);
+  } catch (...) {
+    try {
+      records_->remove("assistant_versions", key);
+    } catch (const std::exception& e) {
+      log_line("assistant " + id + ": cannot take back version record " + key + ": " + e.what());
+    }
+    throw;
+  }
 }
 
 json Core::patch_assistant(const std::string& id, const json& body) {
@@ -228,7 +243,7 @@ json Core::patch_assistant(const std::string& id, const json& body) {
   std::lock_guard lock(mutex_);
   auto it = assistants_.find(id);
   if (it == assistants_.end()) throw HttpError(404, "Assistant " + id + " not found");
-  json& a = it->second;
+  json a = it->second;  // in memory once stored
   if (body.contains("graph_id") && body["graph_id"].is_string()) {
     graph_entry(body["graph_id"]);
     a["graph_id"] = body["graph_id"];
@@ -243,11 +258,10 @@ json Core::patch_assistant(const std::string& id, const json& body) {
   for (const json& v : records_->find("assistant_versions", json{{"assistant_id", id}})) latest = std::max(latest, v.value("version", 0));
   a["version"] = latest + 1;
   a["updated_at"] = now_iso();
-  records_->put("assistants", id, a);
   json v = version_of(a);
   v["created_at"] = a["updated_at"];
-  records_->put("assistant_versions", id + ":" + std::to_string(latest + 1), v);
-  return a;
+  store_assistant(a, v);
+  return it->second = std::move(a);
 }
 
 void Core::delete_assistant(const std::string& id, bool delete_threads) {
@@ -293,12 +307,12 @@ json Core::set_latest_assistant(const std::string& id, const json& body) {
   if (it == assistants_.end()) throw HttpError(404, "Assistant " + id + " not found");
   json v = records_->get("assistant_versions", id + ":" + std::to_string(version));
   if (!v.is_object()) throw HttpError(404, "Assistant " + id + " has no version " + std::to_string(version));
-  json& a = it->second;
+  json a = it->second;  // in memory once stored
   for (const char* key : {"graph_id", "config", "context", "metadata", "name", "description", "version"})
     if (v.contains(key)) a[key] = v[key];
   a["updated_at"] = now_iso();
   records_->put("assistants", id, a);
-  return a;
+  return it->second = std::move(a);
 }
 
 json Core::search_assistants(const json& body, std::size_t* total) {

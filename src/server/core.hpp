@@ -154,6 +154,9 @@ class Core {
   json& thread_doc(const std::string& id);
   void save_thread(const json& doc);
   void save_run(const json& doc);
+  /// Stores an assistant with its version record (the version first; taken back when the
+  /// assistant's record fails). Throws what the store throws.
+  void store_assistant(const json& assistant, const json& version);
   const GraphEntry& graph_entry(const std::string& graph_id) const;
   const json& resolve_assistant(const std::string& id_or_graph);
   static json version_of(const json& assistant);

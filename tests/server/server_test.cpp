@@ -535,3 +535,33 @@ TEST_F(ServerTest, ARunWhoseEndCannotBeStoredDoesNotStopTheServer) {
   EXPECT_EQ(post("/threads/" + tid + "/history", json::object()).size(), history) << "the finished run ran again";
   EXPECT_EQ(g_counted, counted + 2) << "a node ran again";
 }
+
+// Assistants likewise: a create or an update whose record is refused answers 500 and changes
+// nothing, in memory or stored (no version left behind for the SDK's retry to skip past).
+TEST_F(ServerTest, AnAssistantWhoseRecordCannotBeStoredIsNotChanged) {
+  start();
+  const std::string id = "4f9d3a52-8a7e-4c1e-9b0a-6d2f1e3c5b7a";
+  std::optional<RefuseRecords> refuse;
+  refuse.emplace(db_, "NEW.prefix LIKE '%.assistants'");
+  auto r = client_->Post("/assistants", json{{"assistant_id", id}, {"graph_id", "approval"}}.dump(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 500) << r->body;
+  get("/assistants/" + id, 404);
+  refuse.reset();
+  post("/assistants", {{"assistant_id", id}, {"graph_id", "approval"}, {"name", "first"}});
+  refuse.emplace(db_, "NEW.prefix LIKE '%.assistants'");
+  auto patched = client_->Patch("/assistants/" + id, json{{"name", "second"}}.dump(), "application/json");
+  ASSERT_TRUE(patched);
+  EXPECT_EQ(patched->status, 500) << patched->body;
+  json a = get("/assistants/" + id);
+  EXPECT_EQ(a["name"], "first");
+  EXPECT_EQ(a["version"], 1);
+  refuse.reset();
+  restart();
+  EXPECT_EQ(post("/assistants/" + id + "/versions", json::object()).size(), 1u) << "a refused update left its version";
+  auto retried = client_->Patch("/assistants/" + id, json{{"name", "second"}}.dump(), "application/json");
+  ASSERT_TRUE(retried);
+  EXPECT_EQ(retried->status, 200) << retried->body;
+  EXPECT_EQ(json::parse(retried->body)["version"], 2);
+  EXPECT_EQ(get("/assistants/" + id)["name"], "second");
+}
