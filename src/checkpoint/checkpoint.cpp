@@ -13,6 +13,7 @@
 
 #include "checkpoint/saver_common.hpp"
 #include "checkpoint/stored_json.hpp"
+#include "internal/json_text.hpp"
 #include "superstep/errors.hpp"
 
 namespace superstep {
@@ -265,12 +266,14 @@ std::string dump_stored_checkpoint(const Checkpoint& checkpoint, const std::opti
       if (!replaced) fields.emplace_back(key, &it.value());
     }
   std::sort(fields.begin(), fields.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::string out = "{";
+  std::string out;
+  out.reserve(512);
+  out += '{';
   for (const auto& [key, value] : fields) {
     if (out.size() > 1) out += ',';
-    out += json(std::string(key)).dump();
+    append_json_string(out, key);
     out += ':';
-    out += value->dump();
+    append_json(out, *value);
   }
   out += '}';
   return out;

@@ -15,6 +15,7 @@
 
 #include "checkpoint/sqlite_saver_impl.hpp"
 #include "checkpoint/sqlite_schema.hpp"
+#include "internal/json_text.hpp"
 #include "superstep/errors.hpp"
 
 namespace superstep {
@@ -120,7 +121,7 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
   const std::string& t = config.thread_id;
   const std::string& ns = config.checkpoint_ns;
   std::string stored = internal::dump_stored_checkpoint(checkpoint, config.checkpoint_id, deltas);
-  std::string md = (metadata.is_null() ? json::object() : metadata).dump();
+  std::string md = metadata.is_null() ? std::string("{}") : internal::dump_json(metadata);
   // The values of an engine step all take the step's one version: they go in one row.
   std::optional<std::string> step_version;
   if (new_versions.is_object() && impl_->deltas) {
@@ -143,9 +144,9 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
       if (std::any_of(deltas.appends.begin(), deltas.appends.end(), [&](const ChannelDelta& d) { return d.channel == it.key(); }))
         continue;
       step_values += step_values.empty() ? "{" : ",";
-      step_values += json(it.key()).dump();
+      internal::append_json_string(step_values, it.key());
       step_values += ":[";
-      step_values += value->dump();
+      internal::append_json(step_values, *value);
       step_values += ']';
     }
     if (!step_values.empty()) step_values += '}';
@@ -166,7 +167,7 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
                    "INSERT INTO checkpoint_version_values (thread_id, checkpoint_ns, version, channel_values) "
                    "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET channel_values = "
                    "json_patch(channel_values, excluded.channel_values)");
-          row.bind(1, t).bind(2, ns).bind(3, *step_version).bind(4, step_values);
+          row.bind_ref(1, t).bind_ref(2, ns).bind_ref(3, *step_version).bind_ref(4, step_values);
           row.run();
         }
       } else if (new_versions.is_object()) {
@@ -176,7 +177,7 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
         for (auto it = new_versions.begin(); it != new_versions.end(); ++it) {
           auto v = checkpoint.channel_values.find(it.key());
           if (v == checkpoint.channel_values.end()) continue;
-          blob.reset().bind(1, t).bind(2, ns).bind(3, it.key()).bind(4, internal::version_text(*it)).bind(5, v->dump());
+          blob.reset().bind(1, t).bind(2, ns).bind(3, it.key()).bind(4, internal::version_text(*it)).bind(5, internal::dump_json(*v));
           blob.run();
         }
       }
@@ -186,15 +187,15 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
                     "delta_base) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
         for (const ChannelDelta& d : deltas.appends) {
           append.reset().bind(1, t).bind(2, ns).bind(3, d.channel).bind(4, internal::version_text(new_versions[d.channel]))
-              .bind(5, d.appended.dump()).bind(6, internal::version_text(d.base_version));
+              .bind(5, internal::dump_json(d.appended)).bind(6, internal::version_text(d.base_version));
           append.run();
         }
       }
       Stmt cp(impl_->db, impl_->stmts,
               "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
               "checkpoint, metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-      cp.bind(1, t).bind(2, ns).bind(3, checkpoint.id).bind(5, stored).bind(6, md);
-      if (config.checkpoint_id) cp.bind(4, *config.checkpoint_id);
+      cp.bind_ref(1, t).bind_ref(2, ns).bind_ref(3, checkpoint.id).bind_ref(5, stored).bind_ref(6, md);
+      if (config.checkpoint_id) cp.bind_ref(4, *config.checkpoint_id);
       else cp.bind_null(4);
       cp.run();
     });
@@ -252,18 +253,20 @@ void SqliteSaver::put_writes(const CheckpointConfig& config, const std::vector<s
   for (std::size_t i = 0; i < writes.size(); ++i) {
     const auto& [channel, value] = writes[i];
     int idx = internal::write_index(channel, static_cast<int>(i));
-    (idx < 0 ? upserts : inserts).push_back(Row{idx, &channel, value.dump()});
+    (idx < 0 ? upserts : inserts).push_back(Row{idx, &channel, internal::dump_json(value)});
   }
   constexpr std::size_t kRowsPerStatement = 500;  // 3 parameters a row, far below SQLite's limit
   auto insert = [&](std::string_view verb, const std::vector<Row>& rows, std::size_t from) {
     const std::size_t n = std::min(kRowsPerStatement, rows.size() - from);
     Stmt s(impl_->db, impl_->stmts, writes_sql(verb, n));
-    s.bind(1, config.thread_id).bind(2, config.checkpoint_ns).bind(3, *config.checkpoint_id).bind(4, task_id).bind(5, task_path);
+    s.bind_ref(1, config.thread_id).bind_ref(2, config.checkpoint_ns).bind_ref(3, *config.checkpoint_id)
+        .bind_ref(4, task_id).bind_ref(5, task_path);
     if (config.run_id.empty()) s.bind_null(6);
-    else s.bind(6, config.run_id);
+    else s.bind_ref(6, config.run_id);
     for (std::size_t k = 0; k < n; ++k) {
       const Row& r = rows[from + k];
-      s.bind(static_cast<int>(7 + 3 * k), r.idx).bind(static_cast<int>(8 + 3 * k), *r.channel).bind(static_cast<int>(9 + 3 * k), r.value);
+      s.bind(static_cast<int>(7 + 3 * k), r.idx).bind_ref(static_cast<int>(8 + 3 * k), *r.channel)
+          .bind_ref(static_cast<int>(9 + 3 * k), r.value);
     }
     s.run();
   };

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <random>
@@ -89,14 +90,34 @@ std::string hash_id(std::initializer_list<std::string_view> parts) {
 
 std::string now_iso8601() {
   auto now = std::chrono::system_clock::now();
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-  return buf;
+  return iso8601_utc(std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count(), 3);
+}
+
+// Digits by hand, not snprintf and gmtime_r: runs and checkpoints stamp several per request.
+std::string iso8601_utc(std::int64_t micros, int digits) {
+  using namespace std::chrono;
+  const sys_time<microseconds> at{microseconds(micros)};
+  const sys_days day = floor<days>(at);
+  const year_month_day ymd{day};
+  const hh_mm_ss<microseconds> time{at - day};
+  std::string out = "0000-00-00T00:00:00.000000Z";
+  auto put = [&](std::size_t pos, long long v, int width) {
+    for (int i = width - 1; i >= 0; --i, v /= 10) out[pos + static_cast<std::size_t>(i)] = static_cast<char>('0' + v % 10);
+  };
+  put(0, static_cast<int>(ymd.year()), 4);
+  put(5, static_cast<unsigned>(ymd.month()), 2);
+  put(8, static_cast<unsigned>(ymd.day()), 2);
+  put(11, time.hours().count(), 2);
+  put(14, time.minutes().count(), 2);
+  put(17, time.seconds().count(), 2);
+  const long long us = time.subseconds().count();
+  if (digits == 3) {
+    put(20, us / 1000, 3);
+    out.erase(23, 3);
+  } else {
+    put(20, us, 6);
+  }
+  return out;
 }
 
 }  // namespace superstep::internal

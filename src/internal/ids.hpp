@@ -16,5 +16,8 @@ std::string uuid6();
 std::string hash_id(std::initializer_list<std::string_view> parts);
 /// ISO-8601 UTC timestamp with milliseconds.
 std::string now_iso8601();
+/// `micros` (microseconds since the Unix epoch, 0001-01-01 to 9999-12-31) as an ISO-8601 UTC
+/// timestamp with `digits` (3 or 6) digits of fraction: "2026-11-27T12:00:00.123Z".
+std::string iso8601_utc(std::int64_t micros, int digits);
 
 }  // namespace superstep::internal

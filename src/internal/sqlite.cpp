@@ -17,7 +17,10 @@ namespace {
 sqlite3* open(const std::string& path, bool read_only, int busy_timeout_ms) {
   sqlite3* db = nullptr;
   const int mode = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  if (sqlite3_open_v2(path.c_str(), &db, mode | SQLITE_OPEN_FULLMUTEX, wal_vfs_name()) != SQLITE_OK) {
+  // No mutex of SQLite's own per call: every user of a connection holds its owner's mutex
+  // (SqliteSaver::connection() says so), so SQLite's would be a second lock around each bind,
+  // step and column read.
+  if (sqlite3_open_v2(path.c_str(), &db, mode | SQLITE_OPEN_NOMUTEX, wal_vfs_name()) != SQLITE_OK) {
     std::string reason = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     throw Error("sqlite: cannot open '" + path + "': " + reason, reason);
@@ -79,6 +82,11 @@ Stmt& Stmt::reset() {
 
 Stmt& Stmt::bind(int i, const std::string& v) {
   sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
+Stmt& Stmt::bind_ref(int i, const std::string& v) {
+  sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
   return *this;
 }
 

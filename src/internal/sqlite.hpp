@@ -24,7 +24,7 @@ struct Error : CheckpointError {
 };
 
 /// Opens (creating it if need be, unless `read_only`) the database at `path` for use from several
-/// threads, with a busy timeout (10 s unless given) so writers from several processes take turns.
+/// threads, one at a time (the caller serializes every use: SQLite's own mutex is off), with a busy timeout (10 s unless given) so writers from several processes take turns.
 /// Throws: Error ("sqlite: cannot open '<path>': ...").
 sqlite3* open(const std::string& path, bool read_only = false, int busy_timeout_ms = 10000);
 
@@ -70,7 +70,12 @@ class Stmt {
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
   Stmt& reset();
+  /// Binds a copy of `v`.
   Stmt& bind(int i, const std::string& v);
+  /// Binds `v` without copying it: `v` must stay alive and unchanged until the statement's last
+  /// step() or run() (the hot paths bind texts they already hold, some of them kilobytes long).
+  Stmt& bind_ref(int i, const std::string& v);
+  Stmt& bind_ref(int i, std::string&&) = delete;  // a temporary would be gone before the step
   Stmt& bind(int i, int v);
   Stmt& bind_null(int i);
   /// Steps once: true when a row is ready.

@@ -8,6 +8,7 @@
 #include <typeinfo>
 
 #include "internal/ids.hpp"
+#include "internal/json_text.hpp"
 
 namespace superstep::server {
 
@@ -32,7 +33,7 @@ bool is_uuid(const std::string& s) {
   return true;
 }
 
-std::string dump_wire(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump_wire(const json& j) { return internal::dump_json_replacing(j); }
 
 std::string now_iso() { return internal::now_iso8601(); }
 

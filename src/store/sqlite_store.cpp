@@ -6,6 +6,7 @@
 #include <mutex>
 #include <utility>
 
+#include "internal/json_text.hpp"
 #include "internal/sqlite.hpp"
 #include "superstep/checkpoint/sqlite_saver.hpp"
 #include "store/store_common.hpp"
@@ -112,15 +113,16 @@ void SqliteStore::put(const Namespace& ns, const std::string& key, const json& v
   std::string j = internal::join_namespace(ns, key);
   internal::check_value(ns, key, value);
   std::string now = internal::store_timestamp();
+  std::string text = internal::dump_json(value);
   std::lock_guard lock(*impl_->mutex);
   impl_->guarded("put", [&] {
     Stmt(impl_->db, impl_->stmts,
          "INSERT INTO store (prefix, key, value, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4) "
          "ON CONFLICT (prefix, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
-        .bind(1, j)
-        .bind(2, key)
-        .bind(3, value.dump())
-        .bind(4, now)
+        .bind_ref(1, j)
+        .bind_ref(2, key)
+        .bind_ref(3, text)
+        .bind_ref(4, now)
         .run();
   });
 }

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 
+#include "internal/ids.hpp"
 #include "superstep/errors.hpp"
 
 namespace superstep {
@@ -133,13 +134,7 @@ std::string store_timestamp() {
     if (us <= last) us = last + 1;
     last = us;
   }
-  std::time_t t = static_cast<std::time_t>(us / 1000000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(us % 1000000));
-  return buf;
+  return internal::iso8601_utc(us, 6);
 }
 
 void order_and_page(std::vector<Item>& items, const SearchOptions& o) {
