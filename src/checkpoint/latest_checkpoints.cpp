@@ -52,6 +52,7 @@ std::optional<CheckpointTuple> LatestCheckpoints::find(const CheckpointConfig& c
   if (!e->tuple) return std::nullopt;
   if (config.checkpoint_id && *config.checkpoint_id != e->tuple->checkpoint.id) return std::nullopt;
   CheckpointTuple out = *e->tuple;
+  if (e->metadata_text) out.metadata = parse_stored(*e->metadata_text, "metadata", config.thread_id, out.checkpoint.id);
   out.pending_writes.reserve(e->writes.size());
   for (const auto& [key, w] : e->writes) out.pending_writes.push_back(PendingWrite{w.task_id, w.channel, w.value});
   return out;
@@ -70,11 +71,12 @@ void LatestCheckpoints::filled(const std::string& thread, const std::string& ns,
   }
   Entry& e = make(key);
   e.tuple = newest;
+  e.metadata_text.reset();
   e.writes.clear();
   e.paths.clear();
 }
 
-void LatestCheckpoints::put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
+void LatestCheckpoints::put(const CheckpointConfig& config, const Checkpoint& checkpoint, std::string metadata_text,
                             const json& new_versions, const PutDeltas& deltas) {
   Key key{config.thread_id, config.checkpoint_ns};
   touched(key);
@@ -164,7 +166,8 @@ void LatestCheckpoints::put(const CheckpointConfig& config, const Checkpoint& ch
   if (checkpoint.extra.is_object())
     for (auto x = checkpoint.extra.begin(); x != checkpoint.extra.end(); ++x)
       if (!own_key(x.key())) t.checkpoint.extra[x.key()] = *x;
-  t.metadata = metadata.is_null() ? json::object() : metadata;
+  t.metadata = json();  // read from the text by find()
+  e.metadata_text = std::move(metadata_text);
   if (config.checkpoint_id) t.parent_config = CheckpointConfig{config.thread_id, config.checkpoint_ns, *config.checkpoint_id};
   else t.parent_config.reset();
 }

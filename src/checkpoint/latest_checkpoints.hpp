@@ -39,8 +39,9 @@ class LatestCheckpoints {
   std::optional<CheckpointTuple> find(const CheckpointConfig& config);
   /// A read of the newest checkpoint of `thread`/`ns` (nullopt: it has none; not kept).
   void filled(const std::string& thread, const std::string& ns, const std::optional<CheckpointTuple>& newest);
-  /// A put the saver stored (the arguments of put_with_deltas).
-  void put(const CheckpointConfig& config, const Checkpoint& checkpoint, const json& metadata,
+  /// A put the saver stored (the arguments of put_with_deltas; the metadata as the text stored,
+  /// kept as text and read back by find(): a run puts several checkpoints per read).
+  void put(const CheckpointConfig& config, const Checkpoint& checkpoint, std::string metadata_text,
            const json& new_versions, const PutDeltas& deltas);
   /// A put_writes the saver stored.
   void wrote(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
@@ -58,6 +59,7 @@ class LatestCheckpoints {
   using Key = std::pair<std::string, std::string>;  // thread, namespace
   struct Entry {
     std::optional<CheckpointTuple> tuple;  // set once filled; without pending_writes: see `writes`
+    std::optional<std::string> metadata_text;  // when set, the tuple's metadata, as stored
     // Its pending writes as stored, in read order (task path, task id, index), and where each
     // (task id, index), the table's key, sits.
     std::map<std::tuple<std::string, std::string, int>, StoredWrite> writes;

@@ -203,7 +203,7 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
     impl_->latest.forget(t, ns);
     throw;
   }
-  impl_->latest.put(config, checkpoint, metadata, new_versions, deltas);
+  impl_->latest.put(config, checkpoint, std::move(md), new_versions, deltas);
   return CheckpointConfig{t, ns, checkpoint.id};
 }
 

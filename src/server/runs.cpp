@@ -151,27 +151,42 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
 
   std::string rid = new_uuid();
   std::string now = now_iso();
-  json kwargs = {{"input", input},
-                 {"command", body.value("command", json(nullptr))},
-                 {"config", deep_merge(assistant["config"], config)},
-                 {"context", deep_merge(assistant["context"], context)},
-                 {"stream_mode", modes},
-                 {"stream_subgraphs", body.value("stream_subgraphs", false)},
-                 {"stream_resumable", body.value("stream_resumable", false)},
-                 {"interrupt_before", before ? json(*before) : json(nullptr)},
-                 {"interrupt_after", after ? json(*after) : json(nullptr)},
-                 {"checkpoint_id", body.value("checkpoint_id", json(nullptr))},
-                 {"checkpoint", body.value("checkpoint", json(nullptr))},
-                 {"on_disconnect", body.value("on_disconnect", json("continue"))},
-                 {"on_completion", body.value("on_completion", json(temporary ? "delete" : "keep"))},
-                 {"durability", body.value("durability", json("sync"))},
-                 {"webhook", body.value("webhook", json(nullptr))},
-                 {"temporary", temporary}};
+  // Built field by field (json's initializer lists copy every pair through a temporary array).
+  json kwargs = json::object();
+  {
+    json::object_t& k = kwargs.get_ref<json::object_t&>();
+    k.emplace("input", input);
+    k.emplace("command", body.value("command", json(nullptr)));
+    k.emplace("config", deep_merge(assistant["config"], config));
+    k.emplace("context", deep_merge(assistant["context"], context));
+    k.emplace("stream_mode", std::move(modes));
+    k.emplace("stream_subgraphs", body.value("stream_subgraphs", false));
+    k.emplace("stream_resumable", body.value("stream_resumable", false));
+    k.emplace("interrupt_before", before ? json(*before) : json(nullptr));
+    k.emplace("interrupt_after", after ? json(*after) : json(nullptr));
+    k.emplace("checkpoint_id", body.value("checkpoint_id", json(nullptr)));
+    k.emplace("checkpoint", body.value("checkpoint", json(nullptr)));
+    k.emplace("on_disconnect", body.value("on_disconnect", json("continue")));
+    k.emplace("on_completion", body.value("on_completion", json(temporary ? "delete" : "keep")));
+    k.emplace("durability", body.value("durability", json("sync")));
+    k.emplace("webhook", body.value("webhook", json(nullptr)));
+    k.emplace("temporary", temporary);
+  }
   auto slot = std::make_shared<RunSlot>();
-  slot->doc = {{"run_id", rid},        {"thread_id", tid},     {"assistant_id", assistant["assistant_id"]},
-               {"status", "pending"},  {"metadata", metadata}, {"multitask_strategy", strategy},
-               {"created_at", now},    {"updated_at", now},    {"kwargs", std::move(kwargs)},
-               {"attempt", 1}};
+  slot->doc = json::object();
+  {
+    json::object_t& d = slot->doc.get_ref<json::object_t&>();
+    d.emplace("run_id", rid);
+    d.emplace("thread_id", tid);
+    d.emplace("assistant_id", assistant["assistant_id"]);
+    d.emplace("status", "pending");
+    d.emplace("metadata", std::move(metadata));
+    d.emplace("multitask_strategy", strategy);
+    d.emplace("created_at", now);
+    d.emplace("updated_at", now);
+    d.emplace("kwargs", std::move(kwargs));
+    d.emplace("attempt", 1);
+  }
   // The run exists once its record is stored, and not before: the SDK retries every 5xx, POSTs
   // included, so a failure here must leave nothing behind (no listed or pending run, no new
   // thread, the thread not busy, no in-flight run cancelled) for the retry to make the one run.
