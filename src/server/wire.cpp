@@ -12,7 +12,9 @@
 
 namespace superstep::server {
 
-std::string new_uuid() { return internal::uuid4(); }
+// Time-ordered (the version 6 layout of checkpoint ids): records keyed by them (runs, threads)
+// are appended at the end of the store's key index instead of at a random leaf of it.
+std::string new_uuid() { return internal::uuid6(); }
 
 std::string system_assistant_id(const std::string& graph_id) {
   static const boost::uuids::uuid ns = boost::uuids::string_generator()("6ba7b821-9dad-11d1-80b4-00c04fd430c8");
