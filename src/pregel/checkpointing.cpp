@@ -219,8 +219,13 @@ void Persistence::put_writes(const std::string& checkpoint_id, const std::string
 
 void Persistence::save_checkpoint(const char* source) {
   json meta = s_.config.metadata.is_object() ? s_.config.metadata : json::object();
-  meta.update(json{{"source", source}, {"step", s_.step}, {"parents", s_.parent ? s_.parent->parents : json::object()},
-                   {"thread_id", s_.config.thread_id}, {"run_id", run_id_}});
+  // Key by key (an initializer list would build each pair as a temporary array first).
+  json::object_t& m = meta.get_ref<json::object_t&>();
+  m["source"] = source;
+  m["step"] = s_.step;
+  m["parents"] = s_.parent ? s_.parent->parents : json::object();
+  m["thread_id"] = s_.config.thread_id;
+  m["run_id"] = run_id_;
   std::string id = uuid6();
   if (durability_ == Durability::exit) {
     // Only the last checkpoint is stored, as a child of the one the run started from.
