@@ -57,7 +57,7 @@ std::size_t query_size(const Request& req, const char* key, std::size_t dflt) {
 /// A list in a query parameter: JSON text (`["run_id","status"]`, what the SDK sends) or names
 /// separated by commas.
 json query_list(const std::string& text) {
-  json v = json::parse(text, nullptr, false);
+  json v = nests_deeper_than(text, kMaxRequestJsonDepth) ? json() : json::parse(text, nullptr, false);
   if (v.is_array()) return v;
   json out = json::array();
   std::size_t from = 0;
@@ -131,9 +131,9 @@ asio::awaitable<void> Routes::handle(Request& req, Conn& conn) {
       json body = json::object();
       if (!req.body.empty() && req.body.find_first_not_of(" \t\r\n") != std::string::npos) {
         try {
-          body = json::parse(req.body);
-        } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too big
-          failure = error_reply(400, std::string("The request body is not valid JSON: ") + e.what());
+          body = parse_request_body(req.body);
+        } catch (const HttpError& e) {
+          failure = error_reply(e.status, e.what());
         }
       }
       if (!failure) action = dispatch(req, body);

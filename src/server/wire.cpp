@@ -35,6 +35,36 @@ bool is_uuid(const std::string& s) {
   return true;
 }
 
+bool nests_deeper_than(std::string_view text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+json parse_request_body(std::string_view text) {
+  if (nests_deeper_than(text, kMaxRequestJsonDepth))
+    throw HttpError(400, "The request body nests arrays and objects more than " + std::to_string(kMaxRequestJsonDepth) +
+                             " levels deep");
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too big
+    throw HttpError(400, std::string("The request body is not valid JSON: ") + e.what());
+  }
+}
+
 std::string dump_wire(const json& j) { return internal::dump_json_replacing(j); }
 
 std::string now_iso() { return internal::now_iso8601(); }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "superstep/graph/compiled_state_graph.hpp"
@@ -19,6 +20,16 @@ struct HttpError : std::runtime_error {
   unsigned status;
 };
 
+
+/// How deep a request's JSON may nest arrays and objects. A body of a few megabytes can nest a
+/// million levels; json parses that without recursion, but copying, merging and writing it
+/// recurse once per level and would overflow the thread's stack.
+inline constexpr std::size_t kMaxRequestJsonDepth = 1000;
+/// Whether `text` nests arrays and objects (outside strings) deeper than `limit`.
+bool nests_deeper_than(std::string_view text, std::size_t limit);
+/// A request body parsed (json::parse). Throws HttpError 400 naming the problem when it is not
+/// JSON or nests deeper than kMaxRequestJsonDepth.
+json parse_request_body(std::string_view text);
 
 /// JSON text for the wire: compact, with invalid UTF-8 (from an exception's message or a
 /// node's bytes) replaced by U+FFFD instead of throwing.

@@ -335,6 +335,29 @@ TEST_F(ServerTest, BadInputGetsA4xxWithAJsonBody) {
   EXPECT_TRUE(ok.contains("__interrupt__"));
 }
 
+TEST_F(ServerTest, JsonNestedTooDeepIsA400AndTheServerStaysUp) {
+  start();
+  // {"metadata":{"a":[[...]]}}: 2 + n levels. A few hundred kilobytes nest 100,000 levels: json
+  // parses that without recursion, but copying and writing it recursed once per level and
+  // overflowed the stack (the process died).
+  auto nested = [](std::size_t n) {
+    return "{\"metadata\":{\"a\":" + std::string(n, '[') + std::string(n, ']') + "}}";
+  };
+  auto deep = client_->Post("/threads", nested(100000), "application/json");
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(deep->status, 400);
+  EXPECT_NE(json::parse(deep->body)["detail"].get<std::string>().find("more than 1000 levels deep"), std::string::npos)
+      << deep->body;
+  EXPECT_EQ(client_->Post("/threads", nested(999), "application/json")->status, 400);
+  auto at_limit = client_->Post("/threads", nested(998), "application/json");  // 1000 levels: accepted
+  ASSERT_TRUE(at_limit);
+  EXPECT_EQ(at_limit->status, 200) << at_limit->body.substr(0, 200);
+  // Brackets inside strings (escaped quotes too) are text, not nesting.
+  json text = post("/threads", {{"metadata", {{"a", "\"" + std::string(5000, '[') + "\\"}}}});
+  EXPECT_EQ(text["metadata"]["a"].get<std::string>().size(), 5002u);
+  EXPECT_EQ(get("/ok")["ok"], true);
+}
+
 TEST_F(ServerTest, UpdateStateIs409WhileARunIsInFlight) {
   start();
   std::string tid = new_thread();
