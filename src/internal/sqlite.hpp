@@ -24,7 +24,8 @@ struct Error : CheckpointError {
 };
 
 /// Opens (creating it if need be, unless `read_only`) the database at `path` for use from several
-/// threads, one at a time (the caller serializes every use: SQLite's own mutex is off), with a busy timeout (10 s unless given) so writers from several processes take turns.
+/// threads one at a time (the caller serializes every use: SQLite's own mutex is off), with a
+/// busy timeout (10 s unless given) so writers from several processes take turns.
 /// Throws: Error ("sqlite: cannot open '<path>': ...").
 sqlite3* open(const std::string& path, bool read_only = false, int busy_timeout_ms = 10000);
 

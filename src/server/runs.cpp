@@ -115,6 +115,9 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
   if (body.contains("after_seconds") && !body["after_seconds"].is_null()) {
     if (!body["after_seconds"].is_number() || body["after_seconds"].get<double>() < 0)
       throw HttpError(422, "'after_seconds' must be a non-negative number");
+    // It becomes nanoseconds of the steady clock (an int64: 292 years); past that the conversion
+    // would be undefined behaviour.
+    if (body["after_seconds"].get<double>() > 1e9) throw HttpError(422, "'after_seconds' must be at most 1000000000 (31 years)");
     after_seconds = body["after_seconds"].get<double>();
   }
   json config = body.contains("config") && body["config"].is_object() ? body["config"] : json::object();

@@ -17,6 +17,9 @@ json parse_ttl(const json& v) {
   json ttl = v.is_number() ? json{{"ttl", v}} : v;
   if (!ttl.is_object() || !ttl.contains("ttl") || !ttl["ttl"].is_number() || ttl["ttl"].get<double>() <= 0)
     throw HttpError(422, "thread 'ttl' must be a number of minutes (> 0) or {\"ttl\": minutes, \"strategy\": \"delete\"}");
+  // Minutes become whole seconds in an int64 when threads are swept: a billion minutes (1,900
+  // years) keeps that far from overflowing, which would be undefined behaviour.
+  if (ttl["ttl"].get<double>() > 1e9) throw HttpError(422, "thread 'ttl' must be at most 1000000000 minutes");
   std::string strategy = ttl.value("strategy", std::string("delete"));
   if (strategy != "delete" && strategy != "keep_latest")
     throw HttpError(422, "thread ttl 'strategy' must be \"delete\" or \"keep_latest\"");

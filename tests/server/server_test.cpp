@@ -358,6 +358,19 @@ TEST_F(ServerTest, JsonNestedTooDeepIsA400AndTheServerStaysUp) {
   EXPECT_EQ(get("/ok")["ok"], true);
 }
 
+TEST_F(ServerTest, DurationsTooLongForTheClockAre422) {
+  start();
+  // after_seconds becomes nanoseconds of the steady clock and a thread's ttl whole seconds, both
+  // int64: 1e300 used to overflow the conversion (undefined behaviour; the run started at once).
+  json late = post("/runs", {{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}, {"after_seconds", 1e300}}, 422);
+  EXPECT_NE(late["detail"].get<std::string>().find("after_seconds"), std::string::npos) << late;
+  post("/runs", {{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}, {"after_seconds", 1e9 + 1}}, 422);
+  json ttl = post("/threads", {{"ttl", 1e300}}, 422);
+  EXPECT_NE(ttl["detail"].get<std::string>().find("ttl"), std::string::npos) << ttl;
+  post("/threads", {{"ttl", {{"ttl", 2e9}, {"strategy", "delete"}}}}, 422);
+  EXPECT_EQ(post("/threads", {{"ttl", 1e9}})["status"], "idle");  // the longest allowed
+}
+
 TEST_F(ServerTest, UpdateStateIs409WhileARunIsInFlight) {
   start();
   std::string tid = new_thread();
