@@ -20,8 +20,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "checkpoint/saver_common.hpp"
 #include "checkpoint/postgres_schema.hpp"
+#include "checkpoint/saver_common.hpp"
+#include "internal/json_text.hpp"
 #include "internal/pq.hpp"
 #include "superstep/errors.hpp"
 
@@ -422,13 +423,13 @@ CheckpointConfig PostgresSaver::put_with_deltas(const CheckpointConfig& config, 
       if (v == checkpoint.channel_values.end()) continue;
       channels.push_back(it.key());
       versions.push_back(internal::version_text(*it));
-      values.push_back(v->dump());
+      values.push_back(internal::dump_json(*v));
       bases.emplace_back();
     }
   for (const ChannelDelta& d : deltas.appends) {
     channels.push_back(d.channel);
     versions.push_back(internal::version_text(new_versions[d.channel]));
-    values.push_back(d.appended.dump());
+    values.push_back(internal::dump_json(d.appended));
     bases.emplace_back(internal::version_text(d.base_version));
   }
   Params p;
@@ -440,7 +441,7 @@ CheckpointConfig PostgresSaver::put_with_deltas(const CheckpointConfig& config, 
       .bytes(checkpoint.id)
       .opt(config.checkpoint_id)
       .bytes(internal::dump_stored_checkpoint(checkpoint, config.checkpoint_id, deltas))
-      .bytes((metadata.is_null() ? json::object() : metadata).dump())
+      .bytes(metadata.is_null() ? std::string("{}") : internal::dump_json(metadata))
       .text(text_array(bases, "version"));
   impl_->with_conn([&](Conn& c) { return c.run("put", kPut, p); });
   return CheckpointConfig{config.thread_id, config.checkpoint_ns, checkpoint.id};
@@ -455,7 +456,7 @@ void PostgresSaver::put_writes(const CheckpointConfig& config, const std::vector
   std::map<int, std::pair<std::string, std::string>> slots;
   for (std::size_t i = 0; i < writes.size(); ++i) {
     int idx = internal::write_index(writes[i].first, static_cast<int>(i));
-    slots[idx] = {writes[i].first, writes[i].second.dump()};
+    slots[idx] = {writes[i].first, internal::dump_json(writes[i].second)};
   }
   if (slots.empty()) return;
   std::vector<int> idx;

@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "internal/json_text.hpp"
 #include "server/core.hpp"
 #include "server/wire.hpp"
 #include "superstep/async_stream.hpp"
@@ -276,7 +277,7 @@ void Core::start_locked(const std::shared_ptr<RunSlot>& run) {
   doc["status"] = "running";  // not stored: a restart tells a started run by its checkpoints
   doc["updated_at"] = now_iso();
   if (tslot.stream) run->log->mirror_to(tslot.stream);
-  run->log->append("metadata", json{{"run_id", rid}, {"attempt", run->attempt}}.dump());
+  run->log->append("metadata", internal::dump_json(json{{"run_id", rid}, {"attempt", run->attempt}}));
 
   const json& kw = doc["kwargs"];
   RunConfig cfg;
@@ -464,7 +465,7 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
     }
   }
   if (auto thread_stream = run->log->mirror())
-    thread_stream->append("end", json{{"run_id", rid}, {"status", run->doc["status"]}}.dump());
+    thread_stream->append("end", internal::dump_json(json{{"run_id", rid}, {"status", run->doc["status"]}}));
   run->log->close();
   if (run->doc["kwargs"].value("stream_resumable", false) && !rollback && !delete_thread_after) {
     // Kept for rejoins with Last-Event-ID after it leaves memory, and across restarts.

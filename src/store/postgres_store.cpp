@@ -5,6 +5,7 @@
 #include <mutex>
 #include <utility>
 
+#include "internal/json_text.hpp"
 #include "internal/pq.hpp"
 #include "store/store_common.hpp"
 #include "superstep/errors.hpp"
@@ -90,7 +91,7 @@ void PostgresStore::put(const Namespace& ns, const std::string& key, const json&
   impl_->run("put",
              "INSERT INTO superstep_store (prefix, key, value, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) "
              "ON CONFLICT (prefix, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at",
-             {j, key, value.dump(), now});
+             {j, key, internal::dump_json(value), now});
 }
 
 void PostgresStore::delete_(const Namespace& ns, const std::string& key) {
