@@ -3,7 +3,7 @@
 //   seq3    one -> two -> three, each writing one key
 //   stream  one node writing `n` events (default 10,000) to the custom stream
 //   sleep   one coroutine node awaiting a timer of `seconds` (holds no thread)
-//   superstep-bench-server --db FILE [--port P] [--workers N] [--exclusive-db 0|1]
+//   superstep-bench-server --db FILE [--port P] [--workers N] [--exclusive-db 0|1] [--io-threads N]
 #include <chrono>
 #include <iostream>
 #include <string>
@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
     if (a == "--db") o.database = argv[i + 1];
     else if (a == "--port") o.port = static_cast<unsigned short>(std::stoi(argv[i + 1]));
     else if (a == "--workers") o.workers = std::stoul(argv[i + 1]);
+    else if (a == "--io-threads") o.io_threads = std::stoul(argv[i + 1]);
     else if (a == "--exclusive-db") o.exclusive_database = std::string(argv[i + 1]) == "1";
   }
   sp::server::Server server(o);

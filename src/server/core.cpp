@@ -27,8 +27,8 @@ bool RunSlot::done() const {
   return s != "pending" && s != "running";
 }
 
-Core::Core(ServerOptions options, std::vector<GraphEntry> graphs, boost::asio::io_context& io)
-    : options_(std::move(options)), graphs_(std::move(graphs)), io_(io) {}
+Core::Core(ServerOptions options, std::vector<GraphEntry> graphs, IoThreads& threads)
+    : options_(std::move(options)), graphs_(std::move(graphs)), io_threads_(threads), io_(threads.io()) {}
 
 Core::~Core() = default;
 

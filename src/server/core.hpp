@@ -21,6 +21,7 @@
 
 #include "server/crons.hpp"
 #include "server/event_log.hpp"
+#include "server/io_threads.hpp"
 #include "server/records.hpp"
 #include "server/store_api.hpp"
 #include "server/wire.hpp"
@@ -61,7 +62,8 @@ struct RunSlot {
 
 class Core {
  public:
-  Core(ServerOptions options, std::vector<GraphEntry> graphs, boost::asio::io_context& io);
+  /// Runs start on `threads` (io_threads.hpp); its io_context serves timers and HTTP.
+  Core(ServerOptions options, std::vector<GraphEntry> graphs, IoThreads& threads);
   ~Core();
 
   /// Opens the database, loads the records, makes the system assistants, requeues runs left
@@ -191,6 +193,7 @@ class Core {
 
   ServerOptions options_;
   std::vector<GraphEntry> graphs_;
+  IoThreads& io_threads_;
   boost::asio::io_context& io_;
   std::shared_ptr<CheckpointSaver> saver_;
   std::shared_ptr<BaseStore> store_;

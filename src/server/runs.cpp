@@ -9,7 +9,6 @@
 #include "server/core.hpp"
 #include "server/wire.hpp"
 #include "superstep/async_stream.hpp"
-#include "superstep/executor.hpp"
 
 namespace superstep::server {
 
@@ -327,7 +326,9 @@ void Core::start_locked(const std::shared_ptr<RunSlot>& run) {
       }
     });
   log_line("run " + rid + " started (attempt " + std::to_string(run->attempt) + ")");
-  ThreadPool::shared()->submit([this, run, graph_id, cfg = std::move(cfg), modes = std::move(modes), resume_own]() mutable {
+  // On the HTTP threads, not the graphs' pool: the request that made the run is answered from the
+  // thread it arrived on, with no wake-up of another thread between (io_threads.hpp).
+  io_threads_.post_run([this, run, graph_id, cfg = std::move(cfg), modes = std::move(modes), resume_own]() mutable {
     std::optional<CompiledStateGraph> graph;
     try {
       graph = graph_for(graph_id, run->doc["kwargs"]["config"], run->doc["kwargs"]["context"]);

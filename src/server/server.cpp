@@ -16,11 +16,11 @@ struct Server::Impl {
   ServerOptions options;
   std::vector<GraphEntry> graphs;
   asio::io_context io;
+  IoThreads io_threads{io};
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::unique_ptr<Core> core;
   std::unique_ptr<Routes> routes;
   std::unique_ptr<http::Listener> listener;
-  std::vector<std::thread> threads;
   std::optional<asio::signal_set> signals;  // run(): SIGINT/SIGTERM
   std::mutex mutex;
   std::condition_variable stopped_cv;
@@ -51,7 +51,7 @@ void Server::start() {
   if (s.started) return;
   if (s.graphs.empty()) throw Error("server: no graph registered (add_graph before start)");
   s.work.emplace(s.io.get_executor());
-  s.core = std::make_unique<Core>(s.options, s.graphs, s.io);
+  s.core = std::make_unique<Core>(s.options, s.graphs, s.io_threads);
   s.routes = std::make_unique<Routes>(*s.core);
   http::ListenOptions lo;
   lo.host = s.options.host;
@@ -73,8 +73,7 @@ void Server::start() {
   } catch (...) {
     failed = std::current_exception();
   }
-  std::size_t n = std::max<std::size_t>(1, s.options.io_threads);
-  for (std::size_t i = 0; i < n; ++i) s.threads.emplace_back([&s] { s.io.run(); });
+  s.io_threads.start(s.options.io_threads, s.options.workers);
   if (failed) {
     stop();
     std::rethrow_exception(failed);
@@ -127,9 +126,7 @@ void Server::stop() {
     boost::system::error_code ignored;
     s.signals->cancel(ignored);
   });
-  s.io.stop();
-  for (auto& t : s.threads) t.join();
-  s.threads.clear();
+  s.io_threads.stop();
 }
 
 }  // namespace superstep::server

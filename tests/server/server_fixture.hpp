@@ -1,5 +1,5 @@
 // The server tests' fixture: an in-process superstep::server::Server on a fresh SQLite file,
-// serving three graphs (approval, slow, fail), and a cpp-httplib client over loopback.
+// serving four graphs (approval, slow, fail, blocking), and a cpp-httplib client over loopback.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -72,6 +72,27 @@ sp::CompiledStateGraph fail(const sp::CompileOptions& o) {
   return g.compile(opts);
 }
 
+// One node that blocks its thread (no co_await) until g_release is set: stands in for a node
+// doing blocking I/O. g_blocked counts the nodes inside.
+std::atomic<bool> g_release{false};
+std::atomic<int> g_blocked{0};
+
+sp::CompiledStateGraph blocking(const sp::CompileOptions& o) {
+  sp::StateSchema s;
+  s.field("done");
+  sp::StateGraph g(s);
+  g.add_node("block", [](const sp::State&) {
+    ++g_blocked;
+    while (!g_release) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    --g_blocked;
+    return json{{"done", true}};
+  });
+  g.add_edge(sp::START, "block").add_edge("block", sp::END);
+  auto opts = o;
+  opts.name = "blocking";
+  return g.compile(opts);
+}
+
 /// Sends `text` on a new connection and returns everything read until the server closes it.
 [[maybe_unused]] std::string raw_request(unsigned short port, const std::string& text) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -117,6 +138,7 @@ class ServerTest : public ::testing::Test {
     server_->add_graph("approval", approval);
     server_->add_graph("slow", slow);
     server_->add_graph("fail", fail);
+    server_->add_graph("blocking", blocking);
     server_->start();
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
     client_->set_read_timeout(30, 0);

@@ -130,6 +130,37 @@ TEST_F(ServerTest, WorkersBoundRunsExecutingAtOnce) {
   EXPECT_EQ(await_run(b, rb["run_id"])["status"], "success");
 }
 
+TEST_F(ServerTest, NodesThatBlockTheirThreadDoNotStopTheServerAnswering) {
+  // Runs start on the HTTP threads (src/server/io_threads.hpp); two runs whose node blocks its
+  // thread for good (no co_await) must still leave the server answering, starting and finishing
+  // other runs. Without the watchdog the first of them holds the only HTTP thread.
+  g_release = false;
+  g_blocked = 0;
+  struct Release {
+    ~Release() { g_release = true; }
+  } release;  // a failed expectation below still unblocks the nodes, so the server can stop
+  start({.io_threads = 1});
+  client_->set_read_timeout(5, 0);
+  auto wait_blocked = [](int n) {
+    for (int i = 0; i < 500 && g_blocked < n; ++i) std::this_thread::sleep_for(10ms);
+    return g_blocked.load();
+  };
+  std::string a = new_thread(), b = new_thread(), c = new_thread();
+  json ra = post("/threads/" + a + "/runs", {{"assistant_id", "blocking"}, {"input", json::object()}});
+  ASSERT_EQ(wait_blocked(1), 1);
+  EXPECT_EQ(get("/ok")["ok"], true);
+  json rb = post("/threads/" + b + "/runs", {{"assistant_id", "blocking"}, {"input", json::object()}});
+  ASSERT_EQ(wait_blocked(2), 2);
+  EXPECT_EQ(get("/threads/" + a)["status"], "busy");
+  json waited = post("/threads/" + c + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}});
+  EXPECT_EQ(waited["done"], true);
+  EXPECT_EQ(get("/threads/" + a + "/runs/" + ra["run_id"].get<std::string>())["status"], "running");
+  g_release = true;
+  EXPECT_EQ(await_run(a, ra["run_id"])["status"], "success");
+  EXPECT_EQ(await_run(b, rb["run_id"])["status"], "success");
+  EXPECT_EQ(get("/threads/" + b)["values"]["done"], true);
+}
+
 TEST_F(ServerTest, CancelInterruptsAtTheNextBoundary) {
   start();
   std::string tid = new_thread();
