@@ -41,6 +41,7 @@ void Core::open() {
   const std::string& db = options_.database;
   if (db.empty()) throw Error("server: the database is empty: give a SQLite file or a PostgreSQL connection string");
   if (is_postgres(db)) {
+    start_on_io_ = false;
     saver_ = std::make_shared<ServerSaver>(std::make_shared<PostgresSaver>(db));
     store_ = std::make_shared<PostgresStore>(db);
   } else {

@@ -196,6 +196,9 @@ class Core {
   IoThreads& io_threads_;
   boost::asio::io_context& io_;
   std::shared_ptr<CheckpointSaver> saver_;
+  // Runs start on the HTTP threads (SQLite: a run's stretch is CPU work), or on the graphs' pool
+  // (PostgreSQL: each save waits a round trip to the database, which the pool's threads overlap).
+  bool start_on_io_ = true;
   std::shared_ptr<BaseStore> store_;
   std::unique_ptr<StoreApi> store_api_;
   std::unique_ptr<Records> records_;

@@ -9,6 +9,7 @@
 #include "server/core.hpp"
 #include "server/wire.hpp"
 #include "superstep/async_stream.hpp"
+#include "superstep/executor.hpp"
 
 namespace superstep::server {
 
@@ -326,9 +327,7 @@ void Core::start_locked(const std::shared_ptr<RunSlot>& run) {
       }
     });
   log_line("run " + rid + " started (attempt " + std::to_string(run->attempt) + ")");
-  // On the HTTP threads, not the graphs' pool: the request that made the run is answered from the
-  // thread it arrived on, with no wake-up of another thread between (io_threads.hpp).
-  io_threads_.post_run([this, run, graph_id, cfg = std::move(cfg), modes = std::move(modes), resume_own]() mutable {
+  auto job = [this, run, graph_id, cfg = std::move(cfg), modes = std::move(modes), resume_own]() mutable {
     std::optional<CompiledStateGraph> graph;
     try {
       graph = graph_for(graph_id, run->doc["kwargs"]["config"], run->doc["kwargs"]["context"]);
@@ -338,7 +337,13 @@ void Core::start_locked(const std::shared_ptr<RunSlot>& run) {
     }
     internal::start_detached(drive(run, std::move(*graph), std::move(cfg), std::move(modes), resume_own),
                              [this, run](std::exception_ptr e) { finish(run, e); });
-  });
+  };
+  // SQLite: on the HTTP threads, so the request that made the run is answered from the thread it
+  // arrived on, with no wake-up of another thread between (io_threads.hpp). PostgreSQL: on the
+  // pool, whose threads overlap the saves' round trips to the database (one HTTP thread waiting
+  // on each in turn did 28 % fewer runs per second at 16 clients).
+  if (start_on_io_) io_threads_.post_run(std::move(job));
+  else ThreadPool::shared()->submit(std::move(job));
 }
 
 Task<void> Core::drive(std::shared_ptr<RunSlot> run, CompiledStateGraph graph, RunConfig config,
