@@ -96,7 +96,7 @@ class BeastConn final : public Conn {
     if (ec) ok_ = false;
   }
 
-  asio::awaitable<bool> begin(unsigned status, std::string content_type, Headers headers) override {
+  asio::awaitable<bool> begin(unsigned status, std::string content_type, Headers headers, bool hold) override {
     bhttp::response<bhttp::empty_body> res{static_cast<bhttp::status>(status), version_};
     res.set(bhttp::field::content_type, content_type);
     res.set(bhttp::field::cache_control, "no-cache");
@@ -105,31 +105,50 @@ class BeastConn final : public Conn {
     res.keep_alive(keep_alive_);
     res.chunked(true);
     status_sent = status;
+    if (hold) {
+      bhttp::fields::writer head(res.base(), res.version(), res.result_int());
+      held_ = beast::buffers_to_string(head.get());
+      co_return ok_;
+    }
     bhttp::response_serializer<bhttp::empty_body> sr{res};
     auto [ec, n] = co_await bhttp::async_write_header(stream_, sr, use_tuple);
     if (ec) ok_ = false;
     co_return ok_;
   }
 
+  asio::awaitable<bool> flush() override {
+    if (!ok_ || held_.empty()) co_return ok_;
+    std::string head = std::exchange(held_, std::string());
+    auto [ec, n] = co_await asio::async_write(stream_.socket(), asio::buffer(head), use_tuple);
+    if (ec) ok_ = false;
+    co_return ok_;
+  }
+
   asio::awaitable<bool> write(std::string chunk) override {
     if (!ok_) co_return false;
-    if (chunk.empty()) co_return true;
-    auto [ec, n] = co_await asio::async_write(stream_.socket(), bhttp::make_chunk(asio::buffer(chunk)), use_tuple);
+    if (chunk.empty()) co_return co_await flush();
+    std::string head = std::exchange(held_, std::string());
+    auto [ec, n] = co_await asio::async_write(
+        stream_.socket(), beast::buffers_cat(asio::buffer(head), bhttp::make_chunk(asio::buffer(chunk))), use_tuple);
     if (ec) ok_ = false;
     co_return ok_;
   }
 
   asio::awaitable<void> end() override {
     if (!ok_) co_return;
-    auto [ec, n] = co_await asio::async_write(stream_.socket(), bhttp::make_chunk_last(), use_tuple);
+    std::string head = std::exchange(held_, std::string());
+    auto [ec, n] =
+        co_await asio::async_write(stream_.socket(), beast::buffers_cat(asio::buffer(head), bhttp::make_chunk_last()), use_tuple);
     if (ec) ok_ = false;
   }
 
   asio::awaitable<void> end_with(std::string last) override {
     if (!ok_) co_return;
     if (last.empty()) co_return co_await end();
+    std::string head = std::exchange(held_, std::string());
     auto [ec, n] = co_await asio::async_write(
-        stream_.socket(), beast::buffers_cat(bhttp::make_chunk(asio::buffer(last)), bhttp::make_chunk_last()), use_tuple);
+        stream_.socket(),
+        beast::buffers_cat(asio::buffer(head), bhttp::make_chunk(asio::buffer(last)), bhttp::make_chunk_last()), use_tuple);
     if (ec) ok_ = false;
   }
 
@@ -164,6 +183,7 @@ class BeastConn final : public Conn {
   bool keep_alive_;
   unsigned version_;
   bool ok_ = true;
+  std::string held_;  // begin(hold): the response's head, not sent yet
   bool watching_ = false;
 };
 

@@ -47,8 +47,13 @@ class Conn {
   virtual ~Conn() = default;
   /// A whole response.
   virtual asio::awaitable<void> send(Reply reply) = 0;
-  /// Starts a chunked response; false when the client is gone.
-  virtual asio::awaitable<bool> begin(unsigned status, std::string content_type, Headers headers) = 0;
+  /// Starts a chunked response; false when the client is gone. With `hold`, the head is kept
+  /// back and goes out with the first chunk, or at flush(): a response whose body is ready soon
+  /// after is then one write to the socket (one wake-up of the client) instead of two.
+  virtual asio::awaitable<bool> begin(unsigned status, std::string content_type, Headers headers,
+                                      bool hold = false) = 0;
+  /// Sends a held head now; false when the client is gone.
+  virtual asio::awaitable<bool> flush() = 0;
   /// One chunk of it; false when the client is gone.
   virtual asio::awaitable<bool> write(std::string chunk) = 0;
   /// Ends the chunked response.

@@ -471,10 +471,13 @@ asio::awaitable<void> Routes::cancel_wait(Conn& conn, std::shared_ptr<EventLog> 
 asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, std::int64_t after, Headers headers,
                                      std::function<void()> on_disconnect, json modes) {
   std::string sse = "text/event-stream";
-  if (!co_await conn.begin(200, std::move(sse), std::move(headers))) {
+  // The head is held while a run's first stretch queued on this thread executes (as in wait()),
+  // then goes out with the first events: a short run's whole stream is one write.
+  if (!co_await conn.begin(200, std::move(sse), std::move(headers), /*hold=*/true)) {
     if (on_disconnect) on_disconnect();
     co_return;
   }
+  co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
   {
     LogWatch watch(conn, log);
     while (!watch.client_gone()) {
@@ -489,7 +492,7 @@ asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, 
         co_await conn.end_with(std::move(out));  // the last events and the end in one write
         co_return;
       }
-      if (!out.empty() && !co_await conn.write(std::move(out))) break;
+      if (!(out.empty() ? co_await conn.flush() : co_await conn.write(std::move(out)))) break;
       if (co_await watch.wait(core_.options().heartbeat)) {
         std::string heartbeat = ": heartbeat\n\n";
         if (!co_await conn.write(std::move(heartbeat))) break;
@@ -503,12 +506,17 @@ asio::awaitable<void> Routes::stream(Conn& conn, std::shared_ptr<EventLog> log, 
 asio::awaitable<void> Routes::wait(Conn& conn, std::shared_ptr<EventLog> log, const std::string& run_id,
                                    Headers headers, std::function<void()> on_disconnect) {
   std::string content_type = "application/json";
-  if (!co_await conn.begin(200, std::move(content_type), std::move(headers))) {
+  // The head is held while the run's first stretch, queued on this thread just before
+  // (io_threads.hpp), executes: a run that ends in it (all of a graph of plain nodes) is answered
+  // in one write, one wake-up of the client; otherwise the head goes out right after it.
+  if (!co_await conn.begin(200, std::move(content_type), std::move(headers), /*hold=*/true)) {
     if (on_disconnect) on_disconnect();
     co_return;
   }
+  co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
   bool gone = false;
-  {
+  if (!log->closed() && !co_await conn.flush()) gone = true;
+  if (!gone) {
     LogWatch watch(conn, log, /*close_only=*/true);
     while (!log->closed()) {
       if (watch.client_gone()) {
