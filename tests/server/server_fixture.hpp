@@ -93,8 +93,8 @@ sp::CompiledStateGraph blocking(const sp::CompileOptions& o) {
   return g.compile(opts);
 }
 
-/// Sends `text` on a new connection and returns everything read until the server closes it.
-[[maybe_unused]] std::string raw_request(unsigned short port, const std::string& text) {
+/// A connected socket to the server on loopback (-1 on failure), reads time out after 5 s.
+[[maybe_unused]] int open_socket(unsigned short port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -102,11 +102,26 @@ sp::CompiledStateGraph blocking(const sp::CompileOptions& o) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     ::close(fd);
-    return "connect failed";
+    return -1;
   }
-  (void)!::write(fd, text.data(), text.size());
   timeval tv{5, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+/// Reads a response's head (through the blank line), or what came before the read timed out.
+[[maybe_unused]] std::string read_head(int fd) {
+  std::string out;
+  char c;
+  while (out.find("\r\n\r\n") == std::string::npos && ::read(fd, &c, 1) == 1) out += c;
+  return out;
+}
+
+/// Sends `text` on a new connection and returns everything read until the server closes it.
+[[maybe_unused]] std::string raw_request(unsigned short port, const std::string& text) {
+  int fd = open_socket(port);
+  if (fd < 0) return "connect failed";
+  (void)!::write(fd, text.data(), text.size());
   std::string out;
   char buf[4096];
   for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));

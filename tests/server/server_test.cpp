@@ -155,6 +155,20 @@ TEST_F(ServerTest, NodesThatBlockTheirThreadDoNotStopTheServerAnswering) {
   json waited = post("/threads/" + c + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}});
   EXPECT_EQ(waited["done"], true);
   EXPECT_EQ(get("/threads/" + a + "/runs/" + ra["run_id"].get<std::string>())["status"], "running");
+  // A /wait on a blocking run: its head (held while the run's first stretch runs, routes.cpp)
+  // still arrives while the node blocks, once the watchdog added a thread.
+  std::string d = new_thread();
+  std::string body = json{{"assistant_id", "blocking"}, {"input", json::object()}}.dump();
+  int fd = open_socket(server_->port());
+  ASSERT_GE(fd, 0);
+  std::string req = "POST /threads/" + d + "/runs/wait HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  ASSERT_EQ(::write(fd, req.data(), req.size()), static_cast<ssize_t>(req.size()));
+  std::string head = read_head(fd);  // 5 s read timeout
+  ::close(fd);
+  EXPECT_NE(head.find("200 OK"), std::string::npos) << head;
+  EXPECT_NE(head.find("Content-Location: /threads/" + d + "/runs/"), std::string::npos) << head;
+  EXPECT_EQ(g_blocked, 3);  // all three still blocked
   g_release = true;
   EXPECT_EQ(await_run(a, ra["run_id"])["status"], "success");
   EXPECT_EQ(await_run(b, rb["run_id"])["status"], "success");
