@@ -121,6 +121,24 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
     if (body["after_seconds"].get<double>() > 1e9) throw HttpError(422, "'after_seconds' must be at most 1000000000 (31 years)");
     after_seconds = body["after_seconds"].get<double>();
   }
+  // The run's options read once it is queued or running, checked here, before anything exists:
+  // a number for `durability` once left the thread busy for good (start_locked threw reading it,
+  // after the run was queued), one for `on_completion` ended the process (its run's end threw),
+  // one for `on_disconnect` got a 422 for a run that was created and ran. Absent or null: the
+  // default.
+  auto option = [&](const char* key, std::string fallback, std::initializer_list<const char*> allowed) {
+    if (!body.contains(key) || body[key].is_null()) return fallback;
+    const json& v = body[key];
+    std::string names;
+    for (const char* a : allowed) {
+      if (v.is_string() && v == a) return std::string(a);
+      names += names.empty() ? a : std::string(", ") + a;
+    }
+    throw HttpError(422, "'" + std::string(key) + "' must be one of " + names);
+  };
+  const std::string durability = option("durability", "sync", {"sync", "async", "exit"});
+  const std::string on_disconnect = option("on_disconnect", "continue", {"continue", "cancel"});
+  const std::string on_completion = option("on_completion", thread_id ? "keep" : "delete", {"delete", "keep"});
   json config = body.contains("config") && body["config"].is_object() ? body["config"] : json::object();
   json context = body.contains("context") && body["context"].is_object() ? body["context"] : json::object();
   json metadata = body.contains("metadata") && body["metadata"].is_object() ? body["metadata"] : json::object();
@@ -170,9 +188,9 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
     k.emplace("interrupt_after", after ? json(*after) : json(nullptr));
     k.emplace("checkpoint_id", body.value("checkpoint_id", json(nullptr)));
     k.emplace("checkpoint", body.value("checkpoint", json(nullptr)));
-    k.emplace("on_disconnect", body.value("on_disconnect", json("continue")));
-    k.emplace("on_completion", body.value("on_completion", json(temporary ? "delete" : "keep")));
-    k.emplace("durability", body.value("durability", json("sync")));
+    k.emplace("on_disconnect", on_disconnect);
+    k.emplace("on_completion", on_completion);
+    k.emplace("durability", durability);
     k.emplace("webhook", body.value("webhook", json(nullptr)));
     k.emplace("temporary", temporary);
   }

@@ -403,6 +403,38 @@ TEST_F(ServerTest, JsonNestedTooDeepIsA400AndTheServerStaysUp) {
   EXPECT_EQ(get("/ok")["ok"], true);
 }
 
+TEST_F(ServerTest, ABadRunOptionIs422AndCreatesNothing) {
+  start();
+  std::string tid = new_thread();
+  // Each was read only once the run was queued or ending: a number for `durability` left the
+  // thread busy for good, one for `on_disconnect` got a 422 for a run that was created and ran,
+  // and one for `on_completion` (of a stateless run) ended the process.
+  for (const auto& [key, bad] : std::vector<std::pair<std::string, json>>{{"durability", 5},
+                                                                          {"durability", "bogus"},
+                                                                          {"durability", json::object()},
+                                                                          {"on_disconnect", 5},
+                                                                          {"on_disconnect", "later"},
+                                                                          {"on_completion", 5}}) {
+    json r = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {key, bad}}, 422);
+    EXPECT_NE(r["detail"].get<std::string>().find(key), std::string::npos) << r;
+    r = post("/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {key, bad}}, 422);
+    EXPECT_NE(r["detail"].get<std::string>().find(key), std::string::npos) << r;
+  }
+  EXPECT_EQ(get("/ok")["ok"], true);
+  EXPECT_EQ(get("/threads/" + tid)["status"], "idle");
+  EXPECT_TRUE(get("/threads/" + tid + "/runs").empty());
+  EXPECT_EQ(post("/threads/search", json::object()).size(), 1u) << "a refused stateless run left its thread";
+  // null is the default; each valid value runs.
+  for (const json& ok : {json(nullptr), json("sync"), json("async"), json("exit")}) {
+    json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"durability", ok}});
+    EXPECT_EQ(out["done"], true) << ok;
+  }
+  json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}},
+                                                     {"on_disconnect", "cancel"}, {"on_completion", "keep"}});
+  EXPECT_EQ(out["done"], true);
+  EXPECT_EQ(get("/threads/" + tid)["values"]["n"], 5);
+}
+
 TEST_F(ServerTest, DurationsTooLongForTheClockAre422) {
   start();
   // after_seconds becomes nanoseconds of the steady clock and a thread's ttl whole seconds, both
