@@ -197,7 +197,9 @@ std::size_t InMemorySaver::delete_run_checkpoints(const std::string& thread_id, 
       if (key.first == thread_id)
         for (const auto& [id, cp] : saved)
           rows.push_back({key.second, id, cp.parent,
-                          cp.metadata.is_object() ? cp.metadata.value("run_id", std::string()) : std::string()});
+                          cp.metadata.is_object() && cp.metadata.contains("run_id") && cp.metadata["run_id"].is_string()
+                              ? cp.metadata["run_id"].get<std::string>()
+                              : std::string()});  // (update_metadata may have stored anything there)
     plan = internal::plan_run_rollback(thread_id, run_id, rows);
     // What the run wrote on checkpoints it did not make (a resume value, its tasks' writes).
     for (auto& [key, by_checkpoint] : data_->writes)

@@ -84,7 +84,9 @@ void Persistence::load_and_apply_input(const json* input, const Command* command
   apply_null_writes();
   if (resuming || command_writes_given) {
     interrupt_seen_ = s_.cs.versions;
-    const std::string source = metadata_.is_object() ? metadata_.value("source", std::string()) : std::string();
+    // (update_metadata may have stored anything under "source": only a string counts.)
+    const std::string source = metadata_.is_object() && metadata_.contains("source") && metadata_["source"].is_string()
+                                   ? metadata_["source"].get<std::string>() : std::string();
     if (time_travel) {
       // Replaying a past checkpoint: its steps run again, as a fork of it.
       std::erase_if(pending_, [](const PendingWrite& w) { return w.channel == kResumeChannel || w.channel == kInterruptChannel; });

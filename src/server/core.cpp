@@ -102,7 +102,7 @@ void Core::open() {
       // It was executing when the last process stopped if it stored a checkpoint: resume it.
       std::string tid = slot->doc["thread_id"];
       auto latest = saver_->get_tuple({tid, "", std::nullopt});
-      if (latest && latest->metadata.value("run_id", std::string()) == slot->doc["run_id"]) {
+      if (latest && string_at(latest->metadata, "run_id") == slot->doc["run_id"]) {  // metadata: PATCHable
         slot->attempt += 1;
         slot->doc["attempt"] = slot->attempt;
       }
@@ -182,8 +182,7 @@ CompiledStateGraph Core::graph_for(const std::string& graph_id, const json& conf
 }
 
 CompiledStateGraph Core::graph_of_thread(const json& thread) {
-  const json& meta = thread["metadata"];
-  std::string graph_id = meta.is_object() ? meta.value("graph_id", std::string()) : std::string();
+  std::string graph_id = string_at(thread["metadata"], "graph_id");  // the client's to PATCH
   if (graph_id.empty())
     throw HttpError(409, "Thread " + thread["thread_id"].get<std::string>() + " has no graph yet: run it first");
   return graph_for(graph_id, json::object(), json::object());
@@ -548,20 +547,13 @@ json Core::update_state(const std::string& id, const json& body) {
   }
   std::string as_node = body.contains("as_node") && body["as_node"].is_string() ? body["as_node"].get<std::string>() : "";
   json values = body.contains("values") ? body["values"] : json(nullptr);
-  RunConfig out;
-  try {
-    if (values.is_array()) {
-      for (const json& v : values) out = graph.update_state(cfg, v, as_node), cfg.checkpoint_id = out.checkpoint_id;
-      if (values.empty()) out = graph.update_state(cfg, nullptr, as_node);
-    } else {
-      out = graph.update_state(cfg, values, as_node);
-    }
-  } catch (const CheckpointError& e) {
-    throw HttpError(404, e.what());
-  } catch (const Error& e) {
-    throw HttpError(422, e.what());
-  }
-  {
+  // A list applies its updates one checkpoint each: every one is checked first, so a bad one
+  // refuses the request before any is stored (an object, or null for "no values").
+  if (values.is_array())
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (!values[i].is_object() && !values[i].is_null())
+        throw HttpError(422, "update state: 'values'[" + std::to_string(i) + "] must be an object or null");
+  auto refresh_thread = [&] {
     std::lock_guard lock(mutex_);
     auto it = threads_.find(id);
     // The update is stored: a failure to store the thread's record now must not become a 5xx,
@@ -572,7 +564,24 @@ json Core::update_state(const std::string& id, const json& body) {
     } catch (const std::exception& e) {
       log_line("thread " + id + ": state updated, but its record could not be stored: " + e.what());
     }
+  };
+  RunConfig out;
+  std::size_t applied = 0;
+  try {
+    if (values.is_array()) {
+      for (const json& v : values) out = graph.update_state(cfg, v, as_node), cfg.checkpoint_id = out.checkpoint_id, ++applied;
+      if (values.empty()) out = graph.update_state(cfg, nullptr, as_node);
+    } else {
+      out = graph.update_state(cfg, values, as_node);
+    }
+  } catch (const CheckpointError& e) {
+    if (applied > 0) refresh_thread();  // the thread reads as the updates that were stored
+    throw HttpError(404, e.what());
+  } catch (const Error& e) {
+    if (applied > 0) refresh_thread();
+    throw HttpError(422, e.what());
   }
+  refresh_thread();
   return json{{"checkpoint", {{"thread_id", id}, {"checkpoint_ns", out.checkpoint_ns},
                               {"checkpoint_id", out.checkpoint_id ? json(*out.checkpoint_id) : json(nullptr)}}}};
 }

@@ -127,6 +127,9 @@ class Core {
   };
   /// Validates and queues a run (thread-scoped when `thread_id` is set, else stateless).
   Created create_run(const std::optional<std::string>& thread_id, const json& body);
+  /// Throws the 422 create_run would for `body` (a cron's payload, checked when it is made or
+  /// changed rather than each time it fires).
+  static void check_run_body(const json& body, bool thread_scoped);
   json get_run(const std::optional<std::string>& thread_id, const std::string& run_id);
   /// `query`: {limit, offset, status?, select?}; newest first.
   json list_runs(const std::string& thread_id, const json& query);

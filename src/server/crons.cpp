@@ -153,6 +153,9 @@ json Crons::create(const std::optional<std::string>& thread_id, const json& body
                {"metadata", body.contains("metadata") && body["metadata"].is_object() ? body["metadata"] : json::object()},
                {"enabled", body.value("enabled", true)}};
   if (cron["on_run_completed"].is_null() && !thread_id) cron["on_run_completed"] = "delete";
+  // Its runs' fields are checked now, as a run's are, not each time it fires (it used to be
+  // made with, say, a bad stream_mode, and then never fire).
+  Core::check_run_body(payload, thread_id.has_value());
   cron["next_run_date"] = next_run(cron, now_seconds());
   std::lock_guard lock(mutex_);
   records_.put("crons", cron["cron_id"], cron);
@@ -186,6 +189,7 @@ json Crons::patch(const std::string& cron_id, const json& body) {
       else cron["payload"][key] = *f;
     }
   }
+  Core::check_run_body(cron["payload"], cron["thread_id"].is_string());
   cron["updated_at"] = now_iso();
   cron["next_run_date"] = next_run(cron, now);
   records_.put("crons", cron_id, cron);

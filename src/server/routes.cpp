@@ -377,6 +377,9 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
       } catch (const HttpError& e) {
         throw HttpError(e.status, "runs batch: item " + std::to_string(i) + ": " + e.what() +
                                       (i ? " (the " + std::to_string(i) + " before it were created)" : ""));
+      } catch (const json::exception& e) {  // a field of the wrong type, found before the run existed
+        throw HttpError(422, "runs batch: item " + std::to_string(i) + ": the request does not have the expected shape: " +
+                                 e.what() + (i ? " (the " + std::to_string(i) + " before it were created)" : ""));
       }
     }
     return ok(runs);
@@ -400,7 +403,7 @@ Routes::Action Routes::runs_post(const json& body, const std::optional<std::stri
   std::string rid = c.run["run_id"], tid = c.run["thread_id"];
   std::string location = thread_id ? "/threads/" + tid + "/runs/" + rid : "/runs/" + rid;
   Headers headers = {{"Content-Location", location}};
-  bool cancel_on_disconnect = body.value("on_disconnect", std::string("continue")) == "cancel";
+  bool cancel_on_disconnect = c.run["kwargs"]["on_disconnect"] == "cancel";  // checked by create_run
   std::function<void()> on_disconnect;
   if (cancel_on_disconnect) on_disconnect = [this, rid] { core_.cancel_run(std::nullopt, rid, "interrupt"); };
   if (kind == "create") return Action::of(json_reply(200, c.run, headers));

@@ -95,37 +95,31 @@ bool has_command(const json& kwargs) {
 
 // --- creating --------------------------------------------------------------------------------
 
-Core::Created Core::create_run(const std::optional<std::string>& thread_id, const json& body) {
+namespace {
+
+/// What create_run reads from a run's body, checked before anything exists. A field read only
+/// later, once the run is queued, running or ending, must not be able to throw there: a number
+/// for `durability` once left the thread busy for good (the run's start threw, after the run
+/// was queued), one for `on_completion` ended the process (its run's end threw), one for
+/// `on_disconnect` got a 422 for a run that was created and ran. Absent or null: the default.
+struct RunRequest {
+  json modes;
+  std::optional<std::vector<std::string>> before, after;
+  double after_seconds = 0;
+  std::string strategy, durability, on_disconnect, on_completion, if_not_exists;
+  bool stream_subgraphs = false, stream_resumable = false;
+};
+
+RunRequest parse_run_request(const json& body, bool thread_scoped) {
   if (!body.is_object()) throw HttpError(422, "run create: the body must be a JSON object");
   if (!body.contains("assistant_id") || !body["assistant_id"].is_string())
     throw HttpError(422, "run create: 'assistant_id' (an assistant id or a graph id) is required");
-  const json& input = body.contains("input") ? body["input"] : json(nullptr);
-  if (!input.is_null() && !input.is_object()) throw HttpError(422, "run create: 'input' must be an object or null");
+  if (body.contains("input") && !body["input"].is_null() && !body["input"].is_object())
+    throw HttpError(422, "run create: 'input' must be an object or null");
   if (body.contains("command") && !body["command"].is_null()) {
     if (!body["command"].is_object()) throw HttpError(422, "run create: 'command' must be an object");
     to_command(body["command"]);  // validates
   }
-  std::string strategy = body.contains("multitask_strategy") && body["multitask_strategy"].is_string()
-                             ? body["multitask_strategy"].get<std::string>() : "reject";
-  if (strategy != "reject" && strategy != "interrupt" && strategy != "rollback" && strategy != "enqueue")
-    throw HttpError(422, "multitask_strategy '" + strategy + "' is not one of reject, interrupt, rollback, enqueue");
-  json modes = normalize_modes(body.contains("stream_mode") ? body["stream_mode"] : json(nullptr));
-  auto before = node_list(body.value("interrupt_before", json(nullptr)), "interrupt_before");
-  auto after = node_list(body.value("interrupt_after", json(nullptr)), "interrupt_after");
-  double after_seconds = 0;
-  if (body.contains("after_seconds") && !body["after_seconds"].is_null()) {
-    if (!body["after_seconds"].is_number() || body["after_seconds"].get<double>() < 0)
-      throw HttpError(422, "'after_seconds' must be a non-negative number");
-    // It becomes nanoseconds of the steady clock (an int64: 292 years); past that the conversion
-    // would be undefined behaviour.
-    if (body["after_seconds"].get<double>() > 1e9) throw HttpError(422, "'after_seconds' must be at most 1000000000 (31 years)");
-    after_seconds = body["after_seconds"].get<double>();
-  }
-  // The run's options read once it is queued or running, checked here, before anything exists:
-  // a number for `durability` once left the thread busy for good (start_locked threw reading it,
-  // after the run was queued), one for `on_completion` ended the process (its run's end threw),
-  // one for `on_disconnect` got a 422 for a run that was created and ran. Absent or null: the
-  // default.
   auto option = [&](const char* key, std::string fallback, std::initializer_list<const char*> allowed) {
     if (!body.contains(key) || body[key].is_null()) return fallback;
     const json& v = body[key];
@@ -136,9 +130,42 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
     }
     throw HttpError(422, "'" + std::string(key) + "' must be one of " + names);
   };
-  const std::string durability = option("durability", "sync", {"sync", "async", "exit"});
-  const std::string on_disconnect = option("on_disconnect", "continue", {"continue", "cancel"});
-  const std::string on_completion = option("on_completion", thread_id ? "keep" : "delete", {"delete", "keep"});
+  auto flag = [&](const char* key) {
+    if (!body.contains(key) || body[key].is_null()) return false;
+    if (!body[key].is_boolean()) throw HttpError(422, "'" + std::string(key) + "' must be true or false");
+    return body[key].get<bool>();
+  };
+  RunRequest r;
+  r.strategy = option("multitask_strategy", "reject", {"reject", "interrupt", "rollback", "enqueue"});
+  r.modes = normalize_modes(body.contains("stream_mode") ? body["stream_mode"] : json(nullptr));
+  r.before = node_list(body.value("interrupt_before", json(nullptr)), "interrupt_before");
+  r.after = node_list(body.value("interrupt_after", json(nullptr)), "interrupt_after");
+  if (body.contains("after_seconds") && !body["after_seconds"].is_null()) {
+    if (!body["after_seconds"].is_number() || body["after_seconds"].get<double>() < 0)
+      throw HttpError(422, "'after_seconds' must be a non-negative number");
+    // It becomes nanoseconds of the steady clock (an int64: 292 years); past that the conversion
+    // would be undefined behaviour.
+    if (body["after_seconds"].get<double>() > 1e9) throw HttpError(422, "'after_seconds' must be at most 1000000000 (31 years)");
+    r.after_seconds = body["after_seconds"].get<double>();
+  }
+  r.durability = option("durability", "sync", {"sync", "async", "exit"});
+  r.on_disconnect = option("on_disconnect", "continue", {"continue", "cancel"});
+  r.on_completion = option("on_completion", thread_scoped ? "keep" : "delete", {"delete", "keep"});
+  r.if_not_exists = option("if_not_exists", "reject", {"reject", "create"});
+  r.stream_subgraphs = flag("stream_subgraphs");
+  r.stream_resumable = flag("stream_resumable");
+  return r;
+}
+
+}  // namespace
+
+void Core::check_run_body(const json& body, bool thread_scoped) { (void)parse_run_request(body, thread_scoped); }
+
+Core::Created Core::create_run(const std::optional<std::string>& thread_id, const json& body) {
+  const RunRequest rq = parse_run_request(body, thread_id.has_value());
+  const json& input = body.contains("input") ? body["input"] : json(nullptr);
+  const std::string& strategy = rq.strategy;
+  const double after_seconds = rq.after_seconds;
   json config = body.contains("config") && body["config"].is_object() ? body["config"] : json::object();
   json context = body.contains("context") && body["context"].is_object() ? body["context"] : json::object();
   json metadata = body.contains("metadata") && body["metadata"].is_object() ? body["metadata"] : json::object();
@@ -153,7 +180,7 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
     tid = *thread_id;
     if (!is_uuid(tid)) throw HttpError(422, "thread_id '" + tid + "' is not a UUID");
     if (auto t = threads_.find(tid); t != threads_.end()) existing = &t->second;
-    else if (body.value("if_not_exists", std::string("reject")) != "create")
+    else if (rq.if_not_exists != "create")
       throw HttpError(404, "Thread with ID " + tid + " not found");
   } else {
     tid = new_uuid();
@@ -181,16 +208,16 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
     k.emplace("command", body.value("command", json(nullptr)));
     k.emplace("config", deep_merge(assistant["config"], config));
     k.emplace("context", deep_merge(assistant["context"], context));
-    k.emplace("stream_mode", std::move(modes));
-    k.emplace("stream_subgraphs", body.value("stream_subgraphs", false));
-    k.emplace("stream_resumable", body.value("stream_resumable", false));
-    k.emplace("interrupt_before", before ? json(*before) : json(nullptr));
-    k.emplace("interrupt_after", after ? json(*after) : json(nullptr));
+    k.emplace("stream_mode", rq.modes);
+    k.emplace("stream_subgraphs", rq.stream_subgraphs);
+    k.emplace("stream_resumable", rq.stream_resumable);
+    k.emplace("interrupt_before", rq.before ? json(*rq.before) : json(nullptr));
+    k.emplace("interrupt_after", rq.after ? json(*rq.after) : json(nullptr));
     k.emplace("checkpoint_id", body.value("checkpoint_id", json(nullptr)));
     k.emplace("checkpoint", body.value("checkpoint", json(nullptr)));
-    k.emplace("on_disconnect", on_disconnect);
-    k.emplace("on_completion", on_completion);
-    k.emplace("durability", durability);
+    k.emplace("on_disconnect", rq.on_disconnect);
+    k.emplace("on_completion", rq.on_completion);
+    k.emplace("durability", rq.durability);
     k.emplace("webhook", body.value("webhook", json(nullptr)));
     k.emplace("temporary", temporary);
   }
@@ -307,7 +334,10 @@ void Core::start_locked(const std::shared_ptr<RunSlot>& run) {
   if (config.contains("configurable") && config["configurable"].is_object()) cfg.configurable = config["configurable"];
   cfg.context = kw["context"];
   const json& assistant = assistants_.count(doc["assistant_id"]) ? assistants_[doc["assistant_id"]] : json::object();
-  std::string graph_id = assistant.value("graph_id", threads_[tid]["metadata"].value("graph_id", std::string()));
+  // (The thread's metadata is the client's to PATCH: read so that no value there can throw here,
+  // where the run is already marked running.)
+  std::string graph_id = string_at(assistant, "graph_id");
+  if (graph_id.empty()) graph_id = string_at(threads_[tid]["metadata"], "graph_id");
   cfg.metadata = doc["metadata"];
   cfg.metadata["graph_id"] = graph_id;
   cfg.metadata["assistant_id"] = doc["assistant_id"];
@@ -327,7 +357,7 @@ void Core::start_locked(const std::shared_ptr<RunSlot>& run) {
   if (run->attempt > 1) {
     // Executed before (the last process stopped during it): continue from its own checkpoint.
     if (auto latest = saver_->get_tuple({tid, "", std::nullopt}))
-      resume_own = latest->metadata.value("run_id", std::string()) == rid;
+      resume_own = string_at(latest->metadata, "run_id") == rid;
     if (resume_own) cfg.checkpoint_id.reset();
   }
   std::vector<StreamMode> modes = {StreamMode::values};

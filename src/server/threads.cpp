@@ -101,13 +101,19 @@ json Core::patch_thread(const std::string& id, const json& body) {
   require_object(body, "thread update");
   std::lock_guard lock(mutex_);
   json& t = thread_doc(id);
+  // Checked and stored before the record in memory changes: a refused or failed update leaves
+  // the thread as it was (it used to keep the metadata of a request answered 422 or 500).
+  std::optional<json> ttl;
+  if (body.contains("ttl")) ttl = parse_ttl(body["ttl"]);
+  json next = t;
   if (body.contains("metadata")) {
     if (!body["metadata"].is_object()) throw HttpError(422, "thread update: 'metadata' must be an object");
-    for (auto it = body["metadata"].begin(); it != body["metadata"].end(); ++it) t["metadata"][it.key()] = *it;
+    for (auto it = body["metadata"].begin(); it != body["metadata"].end(); ++it) next["metadata"][it.key()] = *it;
   }
-  if (body.contains("ttl")) set_ttl_locked(id, parse_ttl(body["ttl"]));
-  t["updated_at"] = now_iso();
-  save_thread(t);
+  next["updated_at"] = now_iso();
+  save_thread(next);
+  t = std::move(next);
+  if (ttl) set_ttl_locked(id, *ttl);
   return t;
 }
 

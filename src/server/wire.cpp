@@ -232,5 +232,11 @@ void require_object(const json& body, const char* what) {
   if (!body.is_object()) throw HttpError(422, std::string(what) + ": the body must be a JSON object");
 }
 
+std::string string_at(const json& doc, const char* key) {
+  if (!doc.is_object()) return {};
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 
 }  // namespace superstep::server

@@ -67,5 +67,8 @@ json page(std::vector<const json*> items, const json& body, const char* default_
 json count_query(const json& body);
 /// Throws 422 naming `what` when the body is not an object.
 void require_object(const json& body, const char* what);
+/// `doc[key]` when `doc` is an object holding a string there, else empty: for documents a
+/// client may have written into (metadata), read where a throw would end a run or the process.
+std::string string_at(const json& doc, const char* key);
 
 }  // namespace superstep::server

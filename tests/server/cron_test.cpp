@@ -231,6 +231,21 @@ TEST_F(CronTest, BadCronsGetA4xxNamingTheProblem) {
   auto r = client_->Patch("/runs/crons/00000000-0000-0000-0000-000000000000", "{}", "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 404);
+  // Its runs' fields are checked as a run's are, when it is made or changed: a cron made with a
+  // bad one used to be stored and then fail at every firing.
+  EXPECT_NE(detail(path, {{"assistant_id", "slow"}, {"schedule", "@daily"}, {"stream_mode", "nope"}}, 422).find("nope"),
+            std::string::npos);
+  EXPECT_NE(detail("/runs/crons", {{"assistant_id", "slow"}, {"schedule", "@daily"}, {"durability", 5}}, 422).find("durability"),
+            std::string::npos);
+  EXPECT_NE(detail(path, {{"assistant_id", "slow"}, {"schedule", "@daily"}, {"interrupt_before", 5}}, 422).find("interrupt_before"),
+            std::string::npos);
+  EXPECT_TRUE(post("/runs/crons/search", json::object()).empty());
+  json cron = post(path, {{"assistant_id", "slow"}, {"schedule", "@daily"}, {"input", {{"seconds", 0}}}});
+  std::string id = cron["cron_id"];
+  auto patched = client_->Patch("/runs/crons/" + id, json{{"stream_subgraphs", "yes"}}.dump(), "application/json");
+  ASSERT_TRUE(patched);
+  EXPECT_EQ(patched->status, 422) << patched->body;
+  EXPECT_FALSE(post("/runs/crons/search", json::object())[0]["payload"].contains("stream_subgraphs"));
 }
 
 }  // namespace

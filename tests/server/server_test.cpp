@@ -426,13 +426,64 @@ TEST_F(ServerTest, ABadRunOptionIs422AndCreatesNothing) {
   EXPECT_EQ(post("/threads/search", json::object()).size(), 1u) << "a refused stateless run left its thread";
   // null is the default; each valid value runs.
   for (const json& ok : {json(nullptr), json("sync"), json("async"), json("exit")}) {
-    json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"durability", ok}});
+    json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"durability", ok},
+                                                       {"on_disconnect", nullptr}, {"stream_subgraphs", nullptr}});
     EXPECT_EQ(out["done"], true) << ok;
   }
   json out = post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}},
                                                      {"on_disconnect", "cancel"}, {"on_completion", "keep"}});
   EXPECT_EQ(out["done"], true);
   EXPECT_EQ(get("/threads/" + tid)["values"]["n"], 5);
+}
+
+// Fields a client may write into the thread's or the checkpoint's metadata (PATCH) are read
+// where a throw would stop a run that is already marked running, or the server's start.
+TEST_F(ServerTest, MetadataAClientWroteCannotWedgeARunOrTheNextStart) {
+  start();
+  std::string tid = new_thread();
+  EXPECT_EQ(post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}})["done"], true);
+  // graph_id on the thread's record: read as the queued run starts (it used to throw there, the
+  // run already marked running: from a timer, the process ended).
+  json queued = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 0.3}});
+  auto patched = client_->Patch("/threads/" + tid, json{{"metadata", {{"graph_id", 5}}}}.dump(), "application/json");
+  ASSERT_TRUE(patched);
+  EXPECT_EQ(patched->status, 200) << patched->body;
+  EXPECT_EQ(await_run(tid, queued["run_id"])["status"], "success");
+  // run_id on the newest checkpoint: read at start-up for every pending run (it used to throw
+  // there, so the server would not start again).
+  // (graph_id is a string again after the run: create_run stores the assistant's)
+  patched = client_->Patch("/threads/" + tid + "/state", json{{"metadata", {{"run_id", 5}, {"source", 7}}}}.dump(), "application/json");
+  ASSERT_TRUE(patched);
+  EXPECT_EQ(patched->status, 200) << patched->body;
+  json later = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 3600}});
+  restart();  // a pending run's delay is not stored: it runs at the start (docs/server.md)
+  EXPECT_EQ(await_run(tid, later["run_id"])["status"], "success");
+  // A bad ttl leaves the thread's metadata as it was (it used to keep the refused request's).
+  auto refused = client_->Patch("/threads/" + tid, json{{"metadata", {{"kept", true}}}, {"ttl", -1}}.dump(), "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 422) << refused->body;
+  EXPECT_FALSE(get("/threads/" + tid)["metadata"].contains("kept"));
+}
+
+TEST_F(ServerTest, AStateUpdateListWithABadItemStoresNothing) {
+  start();
+  std::string tid = new_thread();
+  EXPECT_EQ(post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}})["done"], true);
+  std::size_t before = post("/threads/" + tid + "/history", json::object()).size();
+  json r = post("/threads/" + tid + "/state", {{"values", {{{"n", 5}}, 5}}, {"as_node", "finish"}}, 422);
+  EXPECT_NE(r["detail"].get<std::string>().find("'values'[1]"), std::string::npos) << r;
+  EXPECT_EQ(post("/threads/" + tid + "/history", json::object()).size(), before) << "the first item was stored";
+  EXPECT_EQ(get("/threads/" + tid)["values"]["n"], 1);
+  // A batch's item of the wrong shape is a 422 naming it, and says what was created before it.
+  auto batch = client_->Post("/runs/batch",
+                             json::array({json{{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}},
+                                          json{{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"stream_subgraphs", 5}}})
+                                 .dump(),
+                             "application/json");
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch->status, 422) << batch->body;
+  EXPECT_NE(batch->body.find("item 1"), std::string::npos) << batch->body;
+  EXPECT_NE(batch->body.find("stream_subgraphs"), std::string::npos) << batch->body;
 }
 
 TEST_F(ServerTest, DurationsTooLongForTheClockAre422) {
