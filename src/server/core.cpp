@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "server/civil_time.hpp"
 #include "server/server_saver.hpp"
 #include "server/wire.hpp"
 #include "superstep/checkpoint/postgres_saver.hpp"
@@ -118,8 +119,18 @@ void Core::open() {
   std::sort(requeue.begin(), requeue.end(), [](const auto& a, const auto& b) {
     return a->doc["created_at"].template get<std::string>() < b->doc["created_at"].template get<std::string>();
   });
+  const std::int64_t wall_now = std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch()).count();
   for (auto& slot : requeue) {
     save_run(slot->doc);
+    // A run created in the future (after_seconds) still waits out its delay.
+    if (auto at = parse_iso(slot->doc["created_at"].get<std::string>()); at && *at > wall_now) {
+      slot->not_before = std::chrono::steady_clock::now() + std::chrono::seconds(*at - wall_now);
+      arm_timer(slot->not_before, [this] {
+        std::lock_guard l(mutex_);
+        schedule_locked();
+      });
+    }
     enqueue_locked(slot);
   }
   // Busy exactly when a run is pending.

@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "internal/ids.hpp"
 #include "internal/json_text.hpp"
 #include "server/core.hpp"
 #include "server/wire.hpp"
@@ -200,6 +201,15 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
 
   std::string rid = new_uuid();
   std::string now = now_iso();
+  // A delayed run is created in the future, as the reference server makes it: the record keeps
+  // its start time through a restart (Core::open).
+  std::string created = now;
+  if (after_seconds > 0) {
+    auto at = std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::microseconds>(
+                                                     std::chrono::duration<double>(after_seconds));
+    created = internal::iso8601_utc(
+        std::chrono::duration_cast<std::chrono::microseconds>(at.time_since_epoch()).count(), 3);
+  }
   // Built field by field (json's initializer lists copy every pair through a temporary array).
   json kwargs = json::object();
   {
@@ -231,7 +241,7 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
     d.emplace("status", "pending");
     d.emplace("metadata", std::move(metadata));
     d.emplace("multitask_strategy", strategy);
-    d.emplace("created_at", now);
+    d.emplace("created_at", created);
     d.emplace("updated_at", now);
     d.emplace("kwargs", std::move(kwargs));
     d.emplace("attempt", 1);

@@ -242,6 +242,16 @@ TEST_F(ServerTest, AfterSecondsDelaysTheStart) {
   std::this_thread::sleep_for(150ms);
   EXPECT_EQ(get("/threads/" + tid + "/runs/" + run["run_id"].get<std::string>())["status"], "pending");
   EXPECT_EQ(await_run(tid, run["run_id"])["status"], "success");
+  // As the reference server: a delayed run is created in the future, and the delay outlives a
+  // restart (it used to be kept in memory only: the run started at once on the next start).
+  json later = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 1.5}});
+  EXPECT_GT(later["created_at"].get<std::string>(), later["updated_at"].get<std::string>()) << later;
+  restart();
+  std::string path = "/threads/" + tid + "/runs/" + later["run_id"].get<std::string>();
+  EXPECT_EQ(get(path)["status"], "pending");
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(get(path)["status"], "pending");
+  EXPECT_EQ(await_run(tid, later["run_id"])["status"], "success");
 }
 
 TEST_F(ServerTest, RecordsSurviveARestart) {
@@ -456,8 +466,9 @@ TEST_F(ServerTest, MetadataAClientWroteCannotWedgeARunOrTheNextStart) {
   ASSERT_TRUE(patched);
   EXPECT_EQ(patched->status, 200) << patched->body;
   json later = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 3600}});
-  restart();  // a pending run's delay is not stored: it runs at the start (docs/server.md)
-  EXPECT_EQ(await_run(tid, later["run_id"])["status"], "success");
+  restart();
+  EXPECT_EQ(get("/threads/" + tid + "/runs/" + later["run_id"].get<std::string>())["status"], "pending");
+  EXPECT_EQ(get("/ok")["ok"], true);
   // A bad ttl leaves the thread's metadata as it was (it used to keep the refused request's).
   auto refused = client_->Patch("/threads/" + tid, json{{"metadata", {{"kept", true}}}, {"ttl", -1}}.dump(), "application/json");
   ASSERT_TRUE(refused);
