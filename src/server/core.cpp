@@ -123,6 +123,18 @@ void Core::open() {
                                    std::chrono::system_clock::now().time_since_epoch()).count();
   for (auto& slot : requeue) {
     save_run(slot->doc);
+    // A run's record and its thread's are stored together (create_run); on a store with no
+    // transaction across them (PostgreSQL) a stop between the two left the thread without this
+    // run's graph (or without a record): its state would read as never run. Named again here.
+    std::string tid = slot->doc["thread_id"];
+    auto a = assistants_.find(string_at(slot->doc, "assistant_id"));
+    auto t = threads_.find(tid);
+    if (t == threads_.end() || (a != assistants_.end() && !names_assistant(t->second, a->second))) {
+      json& thread = t != threads_.end() ? t->second : (threads_[tid] = new_thread_record(tid, now_iso(), json::object()));
+      if (a != assistants_.end()) adopt_assistant(thread, a->second);
+      save_thread(thread);
+      log_line("thread " + tid + ": its record did not name its pending run's graph; named again");
+    }
     // A run created in the future (after_seconds) still waits out its delay.
     if (auto at = parse_iso(slot->doc["created_at"].get<std::string>()); at && *at > wall_now) {
       slot->not_before = std::chrono::steady_clock::now() + std::chrono::seconds(*at - wall_now);
@@ -169,6 +181,25 @@ json& Core::thread_doc(const std::string& id) {
 void Core::save_thread(const json& doc) { records_->put("threads", doc["thread_id"].get<std::string>(), doc); }
 
 void Core::save_run(const json& doc) { records_->put("runs", doc["run_id"].get<std::string>(), doc); }
+
+json Core::new_thread_record(const std::string& id, const std::string& now, json metadata) {
+  return json{{"thread_id", id},    {"created_at", now},         {"updated_at", now},
+              {"metadata", std::move(metadata)}, {"status", "idle"}, {"config", json::object()},
+              {"values", nullptr}, {"interrupts", json::object()}};
+}
+
+bool Core::names_assistant(const json& thread, const json& assistant) {
+  auto m = thread.find("metadata");
+  return m != thread.end() && m->is_object() && m->value("graph_id", json()) == assistant["graph_id"] &&
+         m->value("assistant_id", json()) == assistant["assistant_id"];
+}
+
+void Core::adopt_assistant(json& thread, const json& assistant) {
+  json& meta = thread["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  meta["graph_id"] = assistant["graph_id"];
+  meta["assistant_id"] = assistant["assistant_id"];
+}
 
 const GraphEntry& Core::graph_entry(const std::string& graph_id) const {
   for (const GraphEntry& g : graphs_)

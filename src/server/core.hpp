@@ -159,6 +159,12 @@ class Core {
   json& thread_doc(const std::string& id);
   void save_thread(const json& doc);
   void save_run(const json& doc);
+  /// A thread's record as it is made: idle, no values.
+  static json new_thread_record(const std::string& id, const std::string& now, json metadata);
+  /// Names the assistant (and its graph) in the thread's metadata, as a run on it does.
+  static void adopt_assistant(json& thread, const json& assistant);
+  /// Whether the thread's metadata names that assistant and its graph.
+  static bool names_assistant(const json& thread, const json& assistant);
   /// Stores an assistant with its version record (the version first; taken back when the
   /// assistant's record fails). Throws what the store throws.
   void store_assistant(const json& assistant, const json& version);

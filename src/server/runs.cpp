@@ -193,11 +193,7 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
   }
   if (!inflight.empty() && strategy == "reject")
     throw HttpError(422, "Thread " + tid + " is already running a task. Wait for it to finish or choose a different multitask strategy.");
-  const json* meta = nullptr;
-  if (existing)
-    if (auto m = existing->find("metadata"); m != existing->end() && m->is_object()) meta = &*m;
-  const bool changed = !meta || meta->value("graph_id", json()) != assistant["graph_id"] ||
-                       meta->value("assistant_id", json()) != assistant["assistant_id"];
+  const bool changed = !existing || !names_assistant(*existing, assistant);
 
   std::string rid = new_uuid();
   std::string now = now_iso();
@@ -246,31 +242,38 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
     d.emplace("kwargs", std::move(kwargs));
     d.emplace("attempt", 1);
   }
+  // The thread's record as this run leaves it, when that differs from the stored one (a new
+  // thread, another graph or assistant). Stored with the run's record as one unit of storage
+  // work (on SQLite one transaction): a process killed between two commits left a pending run
+  // whose thread named no graph, so read as never run, and a client started the run again on
+  // top of what it had done (torture found it; Core::open repairs that on PostgreSQL).
+  json fresh;
+  if (changed) {
+    fresh = existing ? *existing : new_thread_record(tid, now, json::object());
+    adopt_assistant(fresh, assistant);
+    fresh["status"] = "busy";
+    fresh["updated_at"] = now;
+  }
   // The run exists once its record is stored, and not before: the SDK retries every 5xx, POSTs
   // included, so a failure here must leave nothing behind (no listed or pending run, no new
   // thread, the thread not busy, no in-flight run cancelled) for the retry to make the one run.
-  save_run(slot->doc);
+  saver_->batch([&] {
+    save_run(slot->doc);
+    // `busy` alone is not stored: a start-up makes every thread with a pending run busy.
+    if (changed) try {
+        save_thread(fresh);
+      } catch (const std::exception& e) {  // the run is stored: it runs, and its end stores the thread
+        log_line("thread " + tid + ": cannot store its record: " + e.what());
+      }
+  });
   if (strategy == "interrupt" || strategy == "rollback")
     for (const auto& id : inflight)
       if (auto it = runs_.find(id); it != runs_.end()) cancel_locked(it->second, strategy);
-  if (!existing)
-    existing = &(threads_[tid] = json{{"thread_id", tid}, {"created_at", now}, {"updated_at", now},
-                                      {"metadata", json::object()}, {"status", "idle"}, {"config", json::object()},
-                                      {"values", nullptr}, {"interrupts", json::object()}});
+  if (!existing) existing = &(threads_[tid] = std::move(fresh));  // (a new thread is `changed`)
   json& thread = *existing;
-  if (!thread["metadata"].is_object()) thread["metadata"] = json::object();
-  thread["metadata"]["graph_id"] = assistant["graph_id"];
-  thread["metadata"]["assistant_id"] = assistant["assistant_id"];
+  adopt_assistant(thread, assistant);
   thread["status"] = "busy";
-  thread["updated_at"] = now_iso();
-  if (changed) {
-    // `busy` alone is not stored: a start-up makes every thread with a pending run busy.
-    try {
-      save_thread(thread);
-    } catch (const std::exception& e) {  // the run is stored: it runs, and its end stores the thread
-      log_line("thread " + tid + ": cannot store its record: " + e.what());
-    }
-  }
+  thread["updated_at"] = now;
   slot->log = std::make_shared<EventLog>(0);
   slot->not_before = std::chrono::steady_clock::now() +
                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(after_seconds));

@@ -87,8 +87,7 @@ json Core::create_thread(const json& body) {
   std::lock_guard lock(mutex_);
   if (threads_.count(id)) throw HttpError(409, "Thread with ID " + id + " already exists");
   std::string now = now_iso();
-  json t = {{"thread_id", id}, {"created_at", now}, {"updated_at", now}, {"metadata", metadata},
-            {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
+  json t = new_thread_record(id, now, metadata);
   if (!supersteps.empty()) refresh_thread_locked(t, std::nullopt, nullptr, /*save=*/false);  // its values, status
   // Stored before it is visible: a failure (a 500, which the SDK retries) leaves no thread behind
   // (a TTL stored without its thread is swept as stale).
@@ -174,8 +173,7 @@ json Core::copy_thread(const std::string& id) {
   saver_->copy_thread(id, to);
   std::lock_guard lock(mutex_);
   std::string now = now_iso();
-  json t = {{"thread_id", to}, {"created_at", now}, {"updated_at", now}, {"metadata", metadata},
-            {"status", "idle"}, {"config", json::object()}, {"values", nullptr}, {"interrupts", json::object()}};
+  json t = new_thread_record(to, now, metadata);
   refresh_thread_locked(t, std::nullopt, nullptr, /*save=*/false);  // the copied state's values, interrupts, status
   save_thread(t);  // before it is visible, as in create_thread
   return threads_[to] = std::move(t);

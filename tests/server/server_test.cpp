@@ -254,6 +254,45 @@ TEST_F(ServerTest, AfterSecondsDelaysTheStart) {
   EXPECT_EQ(await_run(tid, later["run_id"])["status"], "success");
 }
 
+// A process stopped after a run's record was stored and before its thread's (the two were
+// separate commits): the pending run ran on the next start, but its thread named no graph, so
+// its state read as never run and a client started the run again on top of it (the server
+// torture found it). They are one commit now; a start-up also names the graph again on a
+// thread left so, or makes the thread a run created (if_not_exists) when it is missing.
+TEST_F(ServerTest, APendingRunWhoseThreadRecordWasNotStoredRunsOnceAndItsStateReads) {
+  start();
+  std::string old_thread = new_thread();  // its record names no graph until a run is created
+  std::string new_thread_id = "0b9c2f3e-5a41-4c1e-9d7a-3f2b1c0d9e8a";
+  json a = post("/threads/" + old_thread + "/runs",
+                {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 0.4}});
+  json b = post("/threads/" + new_thread_id + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}},
+                                                        {"after_seconds", 0.4}, {"if_not_exists", "create"}});
+  server_.reset();
+  {
+    // The records as the stop between the two commits left them.
+    sp::SqliteStore store(db_);
+    json t = store.get({"superstep_server", "threads"}, old_thread)->value;
+    ASSERT_EQ(t["metadata"]["graph_id"], "slow");  // one commit with the run's record
+    t["metadata"].erase("graph_id");
+    t["metadata"].erase("assistant_id");
+    store.put({"superstep_server", "threads"}, old_thread, t);
+    ASSERT_TRUE(store.get({"superstep_server", "threads"}, new_thread_id));
+    store.delete_({"superstep_server", "threads"}, new_thread_id);
+  }
+  start();
+  for (const auto& [tid, run] : {std::pair{old_thread, a}, std::pair{new_thread_id, b}}) {
+    SCOPED_TRACE(tid);
+    EXPECT_EQ(await_run(tid, run["run_id"])["status"], "success");
+    json thread = get("/threads/" + tid);
+    EXPECT_EQ(thread["metadata"]["graph_id"], "slow");
+    EXPECT_EQ(thread["status"], "idle");
+    json state = get("/threads/" + tid + "/state");
+    EXPECT_TRUE(state["checkpoint"]["checkpoint_id"].is_string()) << state;
+    EXPECT_EQ(state["values"]["n"], 1) << state;
+    EXPECT_EQ(get("/threads/" + tid + "/runs").size(), 1u);
+  }
+}
+
 TEST_F(ServerTest, RecordsSurviveARestart) {
   start();
   std::string tid = new_thread();
