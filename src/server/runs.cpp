@@ -461,6 +461,17 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
     rollback = run->cancel_action == "rollback";
   }
   if (rollback) {
+    // The run's record goes first: a process stopped between the two leaves checkpoints of a run
+    // that is gone, where the other order left a pending run with no checkpoints, which the
+    // next start would have run again from its input although it was cancelled.
+    {
+      std::lock_guard lock(mutex_);
+      try {
+        records_->remove("runs", rid);
+      } catch (const std::exception& e) {
+        log_line("run " + rid + ": cannot store its deletion: " + e.what());
+      }
+    }
     // The thread reads as before the run: its checkpoints and writes go (docs/persistence.md).
     try {
       saver_->delete_run_checkpoints(tid, rid);
@@ -482,13 +493,12 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
         log_line("run " + rid + ": cannot store " + what + ": " + e.what());
       }
     };
-    if (status == "pending") {
-      run->doc["status"] = "pending";
-      stored("its return to pending", [&] { save_run(run->doc); });
-    } else if (run->cancel_action == "rollback") {
-      stored("its deletion", [&] { records_->remove("runs", rid); });
+    if (rollback) {  // (its record was removed above; also when a shutdown stopped it too)
       run->doc["status"] = "interrupted";
       runs_.erase(rid);
+    } else if (status == "pending") {
+      run->doc["status"] = "pending";
+      stored("its return to pending", [&] { save_run(run->doc); });
     } else {
       run->doc["status"] = status;
       run->doc["updated_at"] = now_iso();
@@ -496,7 +506,7 @@ void Core::finish(const std::shared_ptr<RunSlot>& run, std::exception_ptr error)
       save_ended = true;  // with its thread's record, below
     }
     json* thread = nullptr;
-    if (status != "pending") {
+    if (status != "pending" || rollback) {
       auto t = threads_.find(tid);
       if (t != threads_.end()) {
         refresh_thread_locked(t->second, error_text, run.get(), /*save=*/false);
