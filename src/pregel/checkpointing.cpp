@@ -45,6 +45,7 @@ void Persistence::save_task_writes(ExecutableTask& t) {
     for (json& pair : encode_writes(*s_.g, t)) w.emplace_back(pair[0].get<std::string>(), std::move(pair[1]));
     check_stored_update(s_, t, w);  // before anything is stored: a refusal fails the step
     if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
+    if (w.empty()) w.emplace_back(kNoWritesChannel, nullptr);  // finished, wrote nothing
   }
   if (w.empty()) return;
   if (durability_ == Durability::sync && !t.error && !t.paused && t.step_run && t.step_run->solo) {
@@ -88,6 +89,8 @@ void Persistence::match_pending_writes() {
         t->saved_error = w.value.is_string() ? w.value.get<std::string>() : w.value.dump();
       } else if (w.channel == kInterruptChannel) {
         t->interrupts = interrupts_from(w.value);
+      } else if (w.channel == kNoWritesChannel) {
+        t->cached = true;
       } else if (w.channel != kScheduledChannel) {
         t->cached = true;
         decode_write(*s_.g, s_.config, *t, w.channel, w.value);
@@ -179,7 +182,8 @@ Persistence::Planned Persistence::before_step() {
     for (const auto& t : s_.tasks)
       if (t->cached && !t->node->is_start)
         s_.ready.push_back(StreamPart{StreamMode::updates, {},
-                                      json{{t->node->name, t->stream_update}, {"__metadata__", {{"cached", true}}}}});
+                                      json{{t->node->name, t->stream_update.is_null() ? json::object() : t->stream_update},
+                                           {"__metadata__", {{"cached", true}}}}});
   return all_cached ? Planned::all_cached : Planned::run;
 }
 
@@ -454,7 +458,15 @@ void Persistence::emit_checkpoint_part() {
   json tasks = json::array();
   for (const auto& t : s_.tasks) {
     next.push_back(t->node->name);
-    tasks.push_back(json{{"id", t->id()}, {"name", t->node->name}, {"path", task_path(*t)}, {"interrupts", json::array()}});
+    json task = {{"id", t->id()}, {"name", t->node->name}, {"path", task_path(*t)}, {"interrupts", json::array()}};
+    // What is stored for it (a checkpoint a run continues from: match_pending_writes).
+    for (const Interrupt& i : t->asked) task["interrupts"].push_back(i.to_json());
+    if (t->saved_error) task["error"] = *t->saved_error;
+    if (t->cached) task["result"] = t->stream_update.is_null() ? json::object() : t->stream_update;
+    // As LangGraph: a subgraph task names where the subgraph's checkpoints live.
+    if (t->node->subgraph)
+      task["state"] = CheckpointConfig{s_.config.thread_id, s_.task_ns(*t), std::nullopt}.to_json();
+    tasks.push_back(std::move(task));
   }
   json payload = {{"config", current_.to_json()},
                   {"metadata", metadata_},

@@ -84,6 +84,10 @@ void Persistence::load_and_apply_input(const json* input, const Command* command
   apply_null_writes();
   if (resuming || command_writes_given) {
     interrupt_seen_ = s_.cs.versions;
+    // As LangGraph (which streams the checkpoint each step starts from): a run continuing a
+    // stored checkpoint streams it as its first `checkpoints`/`debug` part, with the
+    // interrupts, errors and results stored for its tasks.
+    checkpoint_to_emit_ = true;
     // (update_metadata may have stored anything under "source": only a string counts.)
     const std::string source = metadata_.is_object() && metadata_.contains("source") && metadata_["source"].is_string()
                                    ? metadata_["source"].get<std::string>() : std::string();
@@ -123,7 +127,10 @@ void Persistence::load_and_apply_input(const json* input, const Command* command
     save_checkpoint("input");
     ++s_.step;
   }
-  s_.stop = s_.step + s_.config.recursion_limit;
+  // As LangGraph (Python and JS): counted from the step after the loaded checkpoint plus one,
+  // whatever the input (a fresh thread: step 0, the __start__ step; a new input: the step after
+  // its input checkpoint; a resume: one step more than the steps it runs from there).
+  s_.stop = (tuple ? loaded_step_ + 2 : 0) + s_.config.recursion_limit;
 }
 
 bool Persistence::apply_null_writes() {

@@ -63,22 +63,34 @@ StateSnapshot Persistence::snapshot(bool apply_pending, bool subgraphs, bool tak
     info.error = t->saved_error;
     if (!t->cached) {
       if (!t->stream_update.is_null()) info.result = std::move(t->stream_update);  // not applied: not needed again
-      if (!(apply_pending && !t->resume.empty())) s.next.push_back(info.name);
-      if (const auto& child = t->node->subgraph) {
-        info.state_config = CheckpointConfig{s_.config.thread_id, s_.task_ns(*t), std::nullopt};
-        ParentLink link;
-        link.saver = child->checkpointer ? child->checkpointer : saver_;
-        if (subgraphs)
-          if (auto tuple = link.saver->get_tuple(*info.state_config)) {
-            RunConfig cfg = s_.config;
-            cfg.checkpoint_ns = info.state_config->checkpoint_ns;
-            cfg.checkpoint_id.reset();
-            PregelLoop sub(child, cfg, &*tuple, PregelLoop::Inspect{}, &link);
-            info.state = std::make_shared<StateSnapshot>(sub.snapshot(/*apply_pending=*/true, /*subgraphs=*/true));
-          }
-      }
+      // A subgraph task's answers by id are forwarded to the subgraph (subgraph_resume): they
+      // are not writes of its own, so it stays in `next` (as LangGraph, which stores them as a
+      // write of no task).
+      if (!(apply_pending && !t->resume.empty() && !t->node->subgraph)) s.next.push_back(info.name);
     } else {
-      info.result = t->stream_update.is_null() ? json::object() : t->stream_update;
+      info.result = t->stream_update;  // null (no result shown) when it wrote no state key, as LangGraph.js
+    }
+    // As LangGraph: every subgraph task of the step names (or, with `subgraphs`, shows) the
+    // subgraph's state, a finished one too, and (as LangGraph Python; LangGraph.js shows a
+    // failed task's error alone) a failed one; a subgraph with no checkpoint yet shows an empty
+    // snapshot.
+    if (const auto& child = t->node->subgraph) {
+      info.state_config = CheckpointConfig{s_.config.thread_id, s_.task_ns(*t), std::nullopt};
+      ParentLink link;
+      link.saver = child->checkpointer ? child->checkpointer : saver_;
+      if (subgraphs) {
+        if (auto tuple = link.saver->get_tuple(*info.state_config)) {
+          RunConfig cfg = s_.config;
+          cfg.checkpoint_ns = info.state_config->checkpoint_ns;
+          cfg.checkpoint_id.reset();
+          PregelLoop sub(child, cfg, &*tuple, PregelLoop::Inspect{}, &link);
+          info.state = std::make_shared<StateSnapshot>(sub.snapshot(/*apply_pending=*/true, /*subgraphs=*/true));
+        } else {
+          auto empty = std::make_shared<StateSnapshot>();
+          empty->config = *info.state_config;
+          info.state = std::move(empty);
+        }
+      }
     }
     for (const Interrupt& i : info.interrupts) s.interrupts.push_back(i);
     s.tasks.push_back(std::move(info));

@@ -268,6 +268,15 @@ void PregelLoop::finish_step() {
     if (!t->error) continue;
     phase_ = Phase::done;
     if (!t->error_from_node) std::rethrow_exception(t->error);
+    // A subgraph's failure is already a NodeError naming the node inside it that failed, whose
+    // cause is what that node threw: raised as is (LangGraph raises the node's own error at
+    // every level), so `cause()` gives the user's exception whatever the nesting.
+    try {
+      std::rethrow_exception(t->error);
+    } catch (const NodeError&) {
+      throw;
+    } catch (...) {
+    }
     throw NodeError(t->node->name, t->id(), s_.step, t->error, describe(t->error));
   }
   if (cp_) {

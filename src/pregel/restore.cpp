@@ -223,7 +223,7 @@ void Persistence::restored(const CheckpointTuple& tuple, json metadata, std::vec
   const json& step = metadata_.is_object() ? metadata_.value("step", json(-1)) : json(-1);
   loaded_step_ = step.is_number_integer() ? step.get<int64_t>() : -1;
   s_.step = loaded_step_ + 1;
-  s_.stop = s_.step + s_.config.recursion_limit;
+  s_.stop = s_.step + 1 + s_.config.recursion_limit;
   s_.set_checkpoint_id(c.id);
 }
 

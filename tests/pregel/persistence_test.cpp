@@ -1409,3 +1409,58 @@ TEST(ThreadClaims, PostgresRefusesASecondRunFromAnotherSaverAndFreesTheThreadWhe
   EXPECT_TRUE(taken);
   held.reset();  // releasing on a dead connection is harmless
 }
+
+// A task that finished writing nothing at all (no key, no edge) beside one that paused: the
+// resume does not run it again, and it is not in `next` (LangGraph stores its NO_WRITES
+// marker; superstep used to store nothing for it and ran it again, side effects and all).
+TEST_P(Persistence, AFinishedTaskThatWroteNothingIsNotRunAgainOnResume) {
+  std::atomic<int> quiet_runs{0};
+  sp::StateGraph g(trace_schema());
+  g.add_node("ask", [](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    return json{{"trace", {"ask=" + sp::interrupt(rt, "ok?").get<std::string>()}}};
+  });
+  g.add_node("quiet", [&](const sp::State&) {
+    ++quiet_runs;
+    return json::object();
+  });
+  g.add_edge(sp::START, "ask").add_edge(sp::START, "quiet");
+  auto app = g.compile({.executor = pool(2), .checkpointer = saver});
+  json out = app.invoke(json::object(), cfg("t"));
+  ASSERT_EQ(out["__interrupt__"].size(), 1u);
+  EXPECT_EQ(app.get_state(cfg("t")).next, std::vector<std::string>{"ask"});
+  out = app.invoke(sp::Command{.resume = "yes"}, cfg("t"));
+  EXPECT_EQ(out["trace"], json({"ask=yes"}));
+  EXPECT_EQ(quiet_runs.load(), 1);
+}
+
+// The recursion limit counts as LangGraph's: from the step after the thread's last checkpoint
+// plus one, whatever the input, so a resume (which has no input step) may run one step more
+// than a new input. a -> b -> c -> d, paused before b; the figures are LangGraph.js 1.7.3's for
+// the same graph: a resume with limit 2 runs b, c and d, with limit 1 it fails; a first input
+// needs 2 (__start__, then a), and so does a new input on the paused thread.
+TEST_P(Persistence, TheRecursionLimitOfAResumeCountsAsLangGraphs) {
+  sp::StateGraph g(trace_schema());
+  g.add_sequence({{"a", tracer("a")}, {"b", tracer("b")}, {"c", tracer("c")}, {"d", tracer("d")}});
+  g.add_edge(sp::START, "a");
+  auto app = g.compile({.checkpointer = saver, .interrupt_before = {"b"}});
+  for (int limit : {1, 2}) {
+    sp::RunConfig c = cfg("resume-" + std::to_string(limit));
+    app.invoke(json::object(), c);
+    c.recursion_limit = limit;
+    if (limit == 1) EXPECT_THROW(app.invoke(nullptr, c), sp::GraphRecursionError);
+    else EXPECT_EQ(app.invoke(nullptr, c)["trace"], json({"a", "b", "c", "d"}));
+  }
+  for (int limit : {1, 2}) {
+    sp::RunConfig fresh = cfg("fresh-" + std::to_string(limit)), again = cfg("again-" + std::to_string(limit));
+    fresh.recursion_limit = limit;
+    app.invoke(json::object(), again);  // paused before b
+    again.recursion_limit = limit;
+    if (limit == 1) {
+      EXPECT_THROW(app.invoke(json::object(), fresh), sp::GraphRecursionError);
+      EXPECT_THROW(app.invoke(json::object(), again), sp::GraphRecursionError);
+    } else {
+      EXPECT_EQ(app.invoke(json::object(), fresh)["trace"], json({"a"}));
+      EXPECT_EQ(app.invoke(json::object(), again)["trace"], json({"a", "a"}));
+    }
+  }
+}

@@ -326,6 +326,60 @@ TEST_P(Subgraphs, AFailureInsideASubgraphResumesWithoutRerunningFinishedChildNod
   EXPECT_EQ(runs.n["c2"], 2);
 }
 
+// What a node inside a subgraph throws comes back as one NodeError naming that node (not a
+// NodeError wrapping the subgraph's NodeError), whose cause is the node's own exception.
+TEST_P(Subgraphs, AFailureInsideNestedSubgraphsIsOneNodeErrorWhoseCauseIsTheNodesOwn) {
+  sp::StateGraph inner(foo_log_schema());
+  inner.add_node("deep", [](const sp::State&) -> json { throw std::out_of_range("deep is down"); });
+  inner.add_edge(sp::START, "deep");
+  sp::StateGraph middle(foo_log_schema());
+  middle.add_node("inner", inner.compile());
+  middle.add_edge(sp::START, "inner");
+  sp::StateGraph parent(foo_log_schema());
+  parent.add_node("middle", middle.compile());
+  parent.add_edge(sp::START, "middle");
+  auto app = parent.compile({.checkpointer = saver});
+  try {
+    app.invoke(json{{"foo", "x"}}, cfg("n"));
+    FAIL() << "deep fails";
+  } catch (const sp::NodeError& e) {
+    EXPECT_EQ(e.node(), "deep");
+    EXPECT_THROW(std::rethrow_exception(e.cause()), std::out_of_range);
+  }
+}
+
+// A subgraph with two interrupts, one answered by id: the parent's subgraph task is still to
+// run (in `next`), as in LangGraph (the answer is the subgraph's, not a write of that task);
+// a finished subgraph task beside a paused one still shows its subgraph's state.
+TEST_P(Subgraphs, ASubgraphAnsweredByIdStaysInNextAndAFinishedOneShowsItsState) {
+  sp::StateGraph child(foo_log_schema());
+  for (std::string n : {"q1", "q2"})
+    child.add_node(n, [n](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+      return json{{"log", {n + "=" + sp::interrupt(rt, n).get<std::string>()}}};
+    });
+  child.add_edge(sp::START, "q1").add_edge(sp::START, "q2");
+  sp::StateGraph done(foo_log_schema());
+  done.add_node("d", logger("d"));
+  done.add_edge(sp::START, "d");
+  sp::StateGraph parent(foo_log_schema());
+  parent.add_node("asks", child.compile());
+  parent.add_node("quick", done.compile());
+  parent.add_edge(sp::START, "asks").add_edge(sp::START, "quick");
+  auto app = parent.compile({.checkpointer = saver});
+  json out = app.invoke(json{{"foo", "x"}}, cfg("i"));
+  ASSERT_EQ(out["__interrupt__"].size(), 2u);
+  auto st = app.get_state(cfg("i"), true);
+  ASSERT_EQ(st.tasks.size(), 2u);
+  EXPECT_EQ(st.tasks[1].name, "quick");
+  ASSERT_TRUE(st.tasks[1].state) << "a finished subgraph task shows its subgraph's state";
+  EXPECT_EQ(st.tasks[1].state->values["log"], json({"d"}));
+  std::string q1 = out["__interrupt__"][0]["value"] == "q1" ? out["__interrupt__"][0]["id"] : out["__interrupt__"][1]["id"];
+  out = app.invoke(sp::Command{.resume = json{{q1, "yes"}}}, cfg("i"));
+  ASSERT_EQ(out["__interrupt__"].size(), 1u);
+  EXPECT_EQ(out["__interrupt__"][0]["value"], "q2");
+  EXPECT_EQ(app.get_state(cfg("i")).next, std::vector<std::string>{"asks"});
+}
+
 INSTANTIATE_TEST_SUITE_P(Savers, Subgraphs, ::testing::ValuesIn(saver_cases()),
                          [](const auto& info) { return info.param.name; });
 

@@ -54,6 +54,9 @@ inline constexpr const char* kErrorChannel = "__error__";
 inline constexpr const char* kScheduledChannel = "__scheduled__";
 inline constexpr const char* kInterruptChannel = "__interrupt__";
 inline constexpr const char* kResumeChannel = "__resume__";
+/// The write a task that finished without writing anything saves (LangGraph's NO_WRITES), so
+/// that a resume knows it finished and does not run it again. An ordinary write (no fixed slot).
+inline constexpr const char* kNoWritesChannel = "__no_writes__";
 /// Where format-3 checkpoints kept pending Sends (as writes on the parent checkpoint).
 inline constexpr const char* kTasksChannel = "__pregel_tasks";
 
