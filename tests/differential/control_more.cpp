@@ -24,16 +24,21 @@ sp::RunConfig limited(const std::string& id, int limit) {
   return c;
 }
 
+/// a -> ask -> c, where ask interrupts with "q" and records the answer and `n`.
+sp::CompiledStateGraph ask_chain(Ctx& c) {
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", tracer("a"));
+  g.add_node("ask", [](const sp::State& s, sp::Runtime& rt) {
+    json v = sp::interrupt(rt, "q");
+    return json{{"trace", {"ask:" + v.get<std::string>() + ":n=" + n_of(s)}}};
+  });
+  g.add_node("c", [](const sp::State& s) { return json{{"trace", {"c:n=" + n_of(s)}}}; });
+  g.add_edge(sp::START, "a").add_edge("a", "ask").add_edge("ask", "c");
+  return g.compile(c.opts());
+}
+
 Register resume_with_update{{"resume_with_update", true, [](Ctx& c) {
-                               sp::StateGraph g(trace_schema());
-                               g.add_node("a", tracer("a"));
-                               g.add_node("ask", [](const sp::State& s, sp::Runtime& rt) {
-                                 json v = sp::interrupt(rt, "q");
-                                 return json{{"trace", {"ask:" + v.get<std::string>() + ":n=" + n_of(s)}}};
-                               });
-                               g.add_node("c", [](const sp::State& s) { return json{{"trace", {"c:n=" + n_of(s)}}}; });
-                               g.add_edge(sp::START, "a").add_edge("a", "ask").add_edge("ask", "c");
-                               auto app = g.compile(c.opts());
+                               auto app = ask_chain(c);
                                stream(app, json{{"n", 1}}, thread(), {Mode::updates, Mode::values});
                                stream(app, sp::Command{.update = {{"n", 5}, {"trace", {"upd"}}}, .resume = "yes"}, thread(),
                                       {Mode::updates, Mode::values});
@@ -143,15 +148,7 @@ Register send_interrupts_map{{"send_interrupts_map", true, [](Ctx& c) {
                               }}};
 
 Register interrupt_update_resume{{"interrupt_update_resume", true, [](Ctx& c) {
-                                    sp::StateGraph g(trace_schema());
-                                    g.add_node("a", tracer("a"));
-                                    g.add_node("ask", [](const sp::State& s, sp::Runtime& rt) {
-                                      json v = sp::interrupt(rt, "q");
-                                      return json{{"trace", {"ask:" + v.get<std::string>() + ":n=" + n_of(s)}}};
-                                    });
-                                    g.add_node("c", [](const sp::State& s) { return json{{"trace", {"c:n=" + n_of(s)}}}; });
-                                    g.add_edge(sp::START, "a").add_edge("a", "ask").add_edge("ask", "c");
-                                    auto app = g.compile(c.opts());
+                                    auto app = ask_chain(c);
                                     stream(app, json{{"n", 1}}, thread("t1"), {Mode::updates});
                                     update(app, thread("t1"), json{{"n", 5}});
                                     state(app, thread("t1"));
