@@ -462,7 +462,8 @@ void Persistence::emit_checkpoint_part() {
     // What is stored for it (a checkpoint a run continues from: match_pending_writes).
     for (const Interrupt& i : t->asked) task["interrupts"].push_back(i.to_json());
     if (t->saved_error) task["error"] = *t->saved_error;
-    if (t->cached) task["result"] = t->stream_update.is_null() ? json::object() : t->stream_update;
+    // As LangGraph: a finished task shows a result only when it wrote a state key (as get_state).
+    if (t->cached && !t->stream_update.is_null()) task["result"] = t->stream_update;
     // As LangGraph: a subgraph task names where the subgraph's checkpoints live.
     if (t->node->subgraph)
       task["state"] = CheckpointConfig{s_.config.thread_id, s_.task_ns(*t), std::nullopt}.to_json();

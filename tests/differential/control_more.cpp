@@ -396,4 +396,21 @@ Register resume_with_goto{{"resume_with_goto", true, [](Ctx& c) {
                              state(app, thread());
                            }}};
 
+Register no_writes_resume_modes{{"no_writes_resume_modes", true, [](Ctx& c) {
+                                   sp::StateGraph g(trace_schema());
+                                   g.add_node("quiet", [](const sp::State&) { return json::object(); });
+                                   g.add_node("ask", [](const sp::State&, sp::Runtime& rt) {
+                                     return json{{"trace", {"ask:" + sp::interrupt(rt, "q").get<std::string>()}}};
+                                   });
+                                   g.add_node("z", tracer("z"));
+                                   g.add_edge(sp::START, "quiet").add_edge(sp::START, "ask").add_edge({"quiet", "ask"}, "z");
+                                   auto app = g.compile(c.opts());
+                                   stream(app, json{{"n", 1}}, thread(), {Mode::checkpoints, Mode::tasks});
+                                   state(app, thread());
+                                   stream(app, sp::Command{.resume = "r"}, thread(), {Mode::checkpoints, Mode::tasks});
+                                   history(app, thread());
+                                   stream(app, json{{"n", 1}}, thread("t2"), {Mode::debug});
+                                   stream(app, sp::Command{.resume = "r"}, thread("t2"), {Mode::debug});
+                                 }}};
+
 }  // namespace
