@@ -89,6 +89,8 @@ void Persistence::match_pending_writes() {
         t->saved_error = w.value.is_string() ? w.value.get<std::string>() : w.value.dump();
       } else if (w.channel == kInterruptChannel) {
         t->interrupts = interrupts_from(w.value);
+      } else if (rerun_done_tasks_) {
+        // A resume of a superseded checkpoint: the task runs again (its answers above still count).
       } else if (w.channel == kNoWritesChannel) {
         t->cached = true;
       } else if (w.channel != kScheduledChannel) {

@@ -47,7 +47,9 @@ void Persistence::load_and_apply_input(const json* input, const Command* command
                           *s_.config.checkpoint_id + "'");
   if (s_.g->typed) s_.cs.channels[s_.g->start_channel]->restore(std::nullopt);
   if (tuple) restore(*tuple);
-  if (tuple && s_.config.checkpoint_id) continue_versions_after_latest();
+  // As LangGraph (checkpointSuperseded in LangGraph.js; Python skips done tasks only without a
+  // checkpoint_id): resuming a checkpoint the thread has moved past runs its finished tasks again.
+  if (tuple && s_.config.checkpoint_id) rerun_done_tasks_ = continue_versions_after_latest();
 
   const bool resume_cmd = command && !command->resume.is_null();
   const bool resuming = tuple && ((input && input->is_null()) || resume_cmd);

@@ -154,7 +154,7 @@ CheckpointConfig Persistence::update(const std::vector<StateUpdate>& updates) {
   if (as_node == "__copy__") {
     if (!values.is_null())
       throw InvalidUpdateError("graph '" + s_.g->name + "': update_state as '__copy__' forks a checkpoint and takes no values");
-    s_.step = step;
+    s_.step = step + 1;  // as LangGraph: the fork is at the step after the one it copies
     save_checkpoint("fork");
     return current_;
   }

@@ -167,7 +167,8 @@ class Persistence {
   /// continues the channel versions after the newest checkpoint of the thread. Values are stored
   /// under (channel, version), so a version that a later checkpoint of another branch already
   /// holds would overwrite that branch's value.
-  void continue_versions_after_latest();
+  /// Returns whether the loaded checkpoint is superseded (the thread has a newer one).
+  bool continue_versions_after_latest();
   /// get_state_history's walk of tuples[oldest] up to tuples[newest] (newest <= oldest) into
   /// `out`: tuples[oldest] restored whole, each newer one applied as changes where it can be.
   static void walk_history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
@@ -258,6 +259,9 @@ class Persistence {
   json sends_ = nullptr;                       // the current checkpoint's __pregel_tasks (pending Sends), or null
   bool inspected_writes_ = false;              // snapshot() applied writes to the channels
   bool match_pending_ = false;                 // the next plan reuses writes of finished tasks
+  // A resume of a checkpoint the thread has moved past (as LangGraph): its finished tasks run
+  // again instead of reusing their stored writes; stored answers to interrupts still count.
+  bool rerun_done_tasks_ = false;
   std::mutex resume_mutex_;                    // guards null_resume_ and resume_map_
   std::optional<json> null_resume_;
   bool resume_needs_task_ = false;             // a resume with no interrupt pending: stored if the first plan has a task

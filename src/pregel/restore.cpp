@@ -128,12 +128,13 @@ void Persistence::restore(const CheckpointTuple& tuple) {
   restored(tuple, tuple.metadata, tuple.pending_writes);
 }
 
-void Persistence::continue_versions_after_latest() {
+bool Persistence::continue_versions_after_latest() {
   std::optional<CheckpointTuple> latest =
       saver_->get_tuple(CheckpointConfig{s_.config.thread_id, s_.config.checkpoint_ns, std::nullopt});
-  if (!latest || latest->checkpoint.id == s_.checkpoint_id()) return;
+  if (!latest || latest->checkpoint.id == s_.checkpoint_id()) return false;
   // Each run continues after the newest checkpoint, so the newest holds the thread's highest version.
   for (const json& v : latest->checkpoint.channel_versions) s_.cs.version_floor = std::max(s_.cs.version_floor, parse_version(v));
+  return true;
 }
 
 bool Persistence::restore_changes(CheckpointTuple& tuple) {
@@ -195,17 +196,13 @@ bool Persistence::restore_changes(CheckpointTuple& tuple) {
 
 void Persistence::restored(const CheckpointTuple& tuple, json metadata, std::vector<PendingWrite> pending) {
   const Checkpoint& c = tuple.checkpoint;
+  // As LangGraph plans from a loaded checkpoint: every trigger channel is looked at (a node is due
+  // when one of its triggers is newer than what it saw), not only the channels the checkpoint's
+  // step updated. They differ after update_state as a join's target: the join's barrier, full
+  // and not consumed (an update runs no node), was not updated by that step, and its node is due.
   s_.cs.updated.clear();
-  if (c.updated_channels.is_array()) {
-    for (const json& name : c.updated_channels)
-      if (name.is_string()) {
-        int id = s_.g->find_channel(name.get_ref<const std::string&>());
-        if (id >= 0 && (s_.g->channels[id].is_trigger || s_.g->channels[id].is_volatile)) s_.cs.updated.push_back(id);
-      }
-  } else {
-    for (std::size_t i = 0; i < s_.cs.channels.size(); ++i)
-      if (s_.g->channels[i].is_trigger) s_.cs.updated.push_back(static_cast<int>(i));
-  }
+  for (std::size_t i = 0; i < s_.cs.channels.size(); ++i)
+    if (s_.g->channels[i].is_trigger) s_.cs.updated.push_back(static_cast<int>(i));
   s_.cs.live_volatile.clear();
   for (int id : s_.g->volatile_channels)
     if (s_.cs.channels[id]->is_available()) s_.cs.live_volatile.push_back(id);

@@ -490,6 +490,7 @@ TEST_P(Persistence, UpdateStateAsEndClearsTasksAndCopyForks) {
   sp::RunConfig fork = app.update_state(cfg("t"), nullptr, "__copy__");
   auto copy = app.get_state(fork);
   EXPECT_EQ(copy.metadata["source"], "fork");
+  EXPECT_EQ(copy.metadata["step"], st.metadata["step"].get<int>() + 1);  // as LangGraph: the step after
   EXPECT_EQ(copy.values, st.values);
   EXPECT_EQ(copy.parent_config->checkpoint_id, st.config.checkpoint_id);
   expect_history_reads_like_each_checkpoint(app, cfg("t"));
@@ -1445,6 +1446,52 @@ TEST_P(Persistence, AFinishedTaskThatWroteNothingIsNotRunAgainOnResume) {
   EXPECT_TRUE(saw_quiet) << first.dump();
   EXPECT_EQ(out["trace"], json({"ask=yes"}));
   EXPECT_EQ(quiet_runs.load(), 1);
+}
+
+// As LangGraph (checked against LangGraph.js 1.7.3): update_state as a join's target runs no
+// node, so the join's barrier stays full and unseen: the target is still due, and runs next.
+TEST_P(Persistence, UpdateStateAsAJoinsTargetLeavesItDue) {
+  std::atomic<int> d_runs{0};
+  sp::StateGraph g(trace_schema());
+  g.add_node("b", tracer("b")).add_node("c", tracer("c"));
+  g.add_node("d", [&](const sp::State&) {
+    ++d_runs;
+    return json{{"trace", {"d"}}};
+  });
+  g.add_edge(sp::START, "b").add_edge(sp::START, "c").add_edge({"b", "c"}, "d");
+  auto app = g.compile({.checkpointer = saver, .interrupt_before = {"d"}});
+  app.invoke(json{{"n", 1}}, cfg("t"));
+  EXPECT_EQ(app.get_state(cfg("t")).next, std::vector<std::string>{"d"});
+  app.update_state(cfg("t"), json{{"n", 9}}, "d");
+  EXPECT_EQ(app.get_state(cfg("t")).next, std::vector<std::string>{"d"});
+  json out = app.invoke(nullptr, cfg("t"));
+  EXPECT_EQ(d_runs.load(), 1);
+  EXPECT_EQ(out["n"], 9);
+  EXPECT_EQ(out["trace"], json({"b", "c", "d"}));
+}
+
+// As LangGraph (LangGraph.js' checkpointSuperseded): resuming a paused checkpoint the thread has
+// moved past runs its finished tasks again; the answer stored for the interrupt still counts.
+TEST_P(Persistence, ResumingASupersededCheckpointRunsItsFinishedTasksAgain) {
+  std::atomic<int> w_runs{0};
+  sp::StateGraph g(trace_schema());
+  g.add_node("ask", [](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    return json{{"trace", {"ask=" + sp::interrupt(rt, "ok?").get<std::string>()}}};
+  });
+  g.add_node("w", [&](const sp::State&) {
+    ++w_runs;
+    return json{{"trace", {"w"}}};
+  });
+  g.add_edge(sp::START, "ask").add_edge(sp::START, "w");
+  auto app = g.compile({.checkpointer = saver});
+  app.invoke(json::object(), cfg("t"));
+  sp::RunConfig paused = cfg("t");
+  paused.checkpoint_id = app.get_state(cfg("t")).config.checkpoint_id;
+  EXPECT_EQ(app.invoke(sp::Command{.resume = "first"}, cfg("t"))["trace"], json({"ask=first", "w"}));
+  EXPECT_EQ(w_runs.load(), 1);  // the latest checkpoint: w's stored writes are reused
+  json out = app.invoke(sp::Command{.resume = "second"}, paused);
+  EXPECT_EQ(w_runs.load(), 2);
+  EXPECT_EQ(out["trace"], json({"ask=first", "w"}));
 }
 
 // The recursion limit counts as LangGraph's: from the step after the thread's last checkpoint
