@@ -146,6 +146,8 @@ struct RetryPolicy {
   /// Which failures are retried. Default: everything except superstep::Error (engine errors
   /// such as InvalidUpdateError) and std::logic_error (programming errors), but a transient
   /// ChatModelError (connection failed, cut or timed out; HTTP 408, 409, 429, 5xx) is retried.
+  /// For a subgraph node, the decision (and `retry_on`'s argument) is what the node inside it
+  /// threw (NodeError::cause()), as LangGraph; a retry runs the whole subgraph again.
   std::function<bool(std::exception_ptr)> retry_on;
 
   /// Whether `error` should be retried under this policy.

@@ -9,6 +9,14 @@
 namespace superstep {
 
 bool RetryPolicy::should_retry(std::exception_ptr error) const {
+  // A subgraph node's failure is a NodeError naming the node inside that failed: as LangGraph
+  // (which raises that node's own exception), the policy decides on what that node threw.
+  try {
+    std::rethrow_exception(error);
+  } catch (const NodeError& e) {
+    if (e.cause()) error = e.cause();
+  } catch (...) {
+  }
   if (retry_on) return retry_on(error);
   try {
     std::rethrow_exception(error);

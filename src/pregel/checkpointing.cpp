@@ -511,7 +511,10 @@ void Persistence::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
   } catch (const Error&) {
     // The writes of the finished tasks conflict with each other; the stored state is intact.
   }
-  if (wrote && s_.wants(StreamMode::values)) s_.ready.push_back(StreamPart{StreamMode::values, {}, s_.state_json()});
+  // As LangGraph: the root graph only (a paused subgraph's interrupt reaches its parent, which
+  // streams its own).
+  if (wrote && !s_.parent && s_.wants(StreamMode::values))
+    s_.ready.push_back(StreamPart{StreamMode::values, {}, s_.state_json()});
   for (auto& t : done)
     if (t) s_.tasks.push_back(std::move(t));
 }

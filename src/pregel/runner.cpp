@@ -142,9 +142,12 @@ void PregelRunner::run_start_task(ExecutableTask& t) {
 
 namespace {
 /// Not the node's failure, so raised as is and never retried: a GraphValueError raised inside a
-/// node (interrupt() without a checkpointer: the graph's misuse, as LangGraph), and a subgraph's
-/// run stopped through RunConfig::stop (the parent stops too).
-bool misuse(const std::exception_ptr& e) { return holds<GraphValueError>(e) || holds<RunCancelledError>(e); }
+/// node (interrupt() without a checkpointer: the graph's misuse, as LangGraph), a subgraph's
+/// run stopped through RunConfig::stop (the parent stops too), and a subgraph's recursion limit
+/// (LangGraph raises GraphRecursionError as is at every level).
+bool misuse(const std::exception_ptr& e) {
+  return holds<GraphValueError>(e) || holds<RunCancelledError>(e) || holds<GraphRecursionError>(e);
+}
 }  // namespace
 
 bool PregelRunner::should_retry(ExecutableTask& t) const {
@@ -175,6 +178,7 @@ void PregelRunner::run_sync(ExecutableTask& t) {
       if (!should_retry(t)) break;
       std::this_thread::sleep_for(t.node->retry->interval_after(t.attempt));
       ++t.attempt;
+      t.interrupt_calls = 0;  // an attempt asks its interrupts from the first again (their answers hold)
     }
   }
   task_finished(t);
@@ -188,6 +192,7 @@ void PregelRunner::async_done(void* task) {
 void PregelRunner::retry_async_later(ExecutableTask& t) {
   auto delay = std::chrono::duration_cast<std::chrono::nanoseconds>(t.node->retry->interval_after(t.attempt));
   ++t.attempt;
+  t.interrupt_calls = 0;  // an attempt asks its interrupts from the first again (their answers hold)
   post_after(delay, [this, &t] { start_async(t); });
 }
 

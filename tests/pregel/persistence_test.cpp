@@ -1448,6 +1448,26 @@ TEST_P(Persistence, AFinishedTaskThatWroteNothingIsNotRunAgainOnResume) {
   EXPECT_EQ(quiet_runs.load(), 1);
 }
 
+// As LangGraph.js 1.7.3 (tests/differential er_interrupt_retry): a node answered on resume that
+// then fails once and is retried gets the same answer on its retry, not a new interrupt.
+TEST_P(Persistence, ARetriedNodeGetsTheAnswerItsInterruptWasGiven) {
+  std::atomic<int> calls{0};
+  sp::StateGraph g(trace_schema());
+  g.add_node("ask", [&](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    std::string a = sp::interrupt(rt, "q").get<std::string>();
+    if (++calls == 1) throw std::runtime_error("down once after the answer");
+    return json{{"trace", {"ask:" + a}}};
+  }, sp::NodeOptions{.retry = sp::RetryPolicy{.initial_interval = 0.001, .max_attempts = 3, .jitter = false}});
+  g.add_edge(sp::START, "ask");
+  auto app = g.compile({.checkpointer = saver});
+  app.invoke(json::object(), cfg("t"));
+  json out = app.invoke(sp::Command{.resume = "yes"}, cfg("t"));
+  EXPECT_FALSE(out.contains("__interrupt__")) << out.dump();
+  EXPECT_EQ(out["trace"], json({"ask:yes"}));
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_TRUE(app.get_state(cfg("t")).next.empty());
+}
+
 // As LangGraph (checked against LangGraph.js 1.7.3): update_state as a join's target runs no
 // node, so the join's barrier stays full and unseen: the target is still due, and runs next.
 TEST_P(Persistence, UpdateStateAsAJoinsTargetLeavesItDue) {

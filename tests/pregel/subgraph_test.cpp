@@ -348,6 +348,64 @@ TEST_P(Subgraphs, AFailureInsideNestedSubgraphsIsOneNodeErrorWhoseCauseIsTheNode
   }
 }
 
+// As LangGraph.js 1.7.3 (tests/differential er_retry_subgraph, er_recursion_subgraph): a retry
+// policy on a subgraph node decides on what the node inside failed with and runs the whole
+// subgraph again; a subgraph's recursion limit is a GraphRecursionError at every level.
+TEST_P(Subgraphs, ARetryPolicyOnASubgraphNodeRetriesItAndItsRecursionLimitIsRaisedAsIs) {
+  Counter runs;
+  int failures_left = 2;
+  std::mutex m;
+  sp::StateGraph inner(foo_log_schema());
+  inner.add_node("s1", logger("s1")).add_node("flaky", [&](const sp::State&) -> json {
+    runs.hit("flaky");
+    std::lock_guard lock(m);
+    if (failures_left-- > 0) throw std::runtime_error("inner down");
+    return json{{"log", {"flaky"}}};
+  });
+  inner.add_edge(sp::START, "s1").add_edge("s1", "flaky");
+  sp::StateGraph parent(foo_log_schema());
+  parent.add_node("sub", inner.compile(),
+                  sp::NodeOptions{.retry = sp::RetryPolicy{.initial_interval = 0.001, .max_attempts = 3, .jitter = false}});
+  parent.add_edge(sp::START, "sub");
+  auto app = parent.compile({.checkpointer = saver});
+  json out = app.invoke(json{{"foo", "x"}}, cfg("retry"));
+  EXPECT_EQ(runs.n["flaky"], 3);
+  EXPECT_EQ(out["log"], json({"s1", "flaky"}));
+
+  sp::StateGraph looping(foo_log_schema());
+  looping.add_node("again", logger("again"));
+  looping.add_edge(sp::START, "again").add_edge("again", "again");
+  sp::StateGraph outer(foo_log_schema());
+  outer.add_node("sub", looping.compile());
+  outer.add_edge(sp::START, "sub");
+  sp::RunConfig c = cfg("recursion");
+  c.recursion_limit = 4;
+  EXPECT_THROW(outer.compile({.checkpointer = saver}).invoke(json{{"foo", "x"}}, c), sp::GraphRecursionError);
+}
+
+// A subgraph that pauses streams no last `values` part of its own (as LangGraph, only the root
+// graph streams the state its finished tasks leave; the parent streams its interrupt).
+TEST_P(Subgraphs, APausedSubgraphStreamsNoLastValuesPart) {
+  sp::StateGraph child(foo_log_schema());
+  child.add_node("p", logger("p")).add_node("ask", [](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    return json{{"log", {"ask=" + sp::interrupt(rt, "q").get<std::string>()}}};
+  });
+  child.add_edge(sp::START, "p").add_edge(sp::START, "ask");
+  sp::StateGraph parent(foo_log_schema());
+  parent.add_node("sub", child.compile());
+  parent.add_edge(sp::START, "sub");
+  auto app = parent.compile({.checkpointer = saver});
+  sp::RunConfig c = cfg("t");
+  c.subgraphs = true;
+  int sub_values = 0;
+  for (const auto& part : app.stream(json{{"foo", "x"}}, c, {sp::StreamMode::values, sp::StreamMode::updates}))
+    if (part.mode == sp::StreamMode::values && !part.ns.empty()) {
+      ++sub_values;
+      EXPECT_FALSE(part.data.contains("log") && part.data["log"] == json({"p"})) << part.data.dump();
+    }
+  EXPECT_GE(sub_values, 1) << "the subgraph's input";
+}
+
 // A subgraph with two interrupts, one answered by id: the parent's subgraph task is still to
 // run (in `next`), as in LangGraph (the answer is the subgraph's, not a write of that task);
 // a finished subgraph task beside a paused one still shows its subgraph's state.

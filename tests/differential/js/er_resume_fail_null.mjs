@@ -1,0 +1,21 @@
+// A node that fails after its interrupt was answered, then run again with null input: does
+// the interrupt pause again or take the answer given before the failure?
+import { StateGraph, START, MemorySaver, interrupt, Command } from "@langchain/langgraph";
+import { TraceState, tracer, stream, state, emit, THREAD } from "./transcript.mjs";
+const calls = {};
+const bump = (k) => (calls[k] = (calls[k] ?? 0) + 1);
+const app = new StateGraph(TraceState)
+  .addNode("ask", () => {
+    bump("ask");
+    const v = interrupt("q");
+    if (bump("answered") === 1) throw new Error("failed after " + v);
+    return { trace: ["ask:" + v] };
+  })
+  .addNode("c", tracer("c"))
+  .addEdge(START, "ask").addEdge("ask", "c")
+  .compile({ checkpointer: new MemorySaver() });
+await stream(app, { n: 1 }, THREAD, ["updates"]);
+await stream(app, new Command({ resume: "yes" }), THREAD, ["updates"]);
+await stream(app, null, THREAD, ["updates", "values"]);
+await state(app, THREAD);
+emit({ calls });
