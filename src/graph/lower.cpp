@@ -220,6 +220,8 @@ void index_by_name(Program* g) {
       g->channels[t].is_trigger = true;
     }
   }
+  for (std::size_t i = 0; i < g->channels.size(); ++i)
+    if (g->channels[i].is_trigger) g->trigger_channels.push_back(static_cast<int>(i));
   for (auto& list : g->trigger_to_nodes)
     std::sort(list.begin(), list.end(), [&](int a, int c) { return g->nodes[a].rank < g->nodes[c].rank; });
   // A run starts with version 1 on channels that hold a value (defaults), 0 elsewhere.

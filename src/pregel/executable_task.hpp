@@ -123,6 +123,12 @@ struct ExecutableTask : TaskContext {
   std::vector<Interrupt> asked;            // the interrupts saved for it before (resume by id; get_state)
   std::optional<std::string> saved_error;  // get_state: the error saved for it
 
+  /// Starts its next attempt under a retry policy: it asks its interrupts from the first again,
+  /// so the answers they were given hold.
+  void next_attempt() {
+    ++attempt;
+    interrupt_calls = 0;
+  }
   /// It paused (interrupt(), or a subgraph that stopped, with no interrupt values).
   void pause_on(const GraphInterrupt& g) {
     interrupts = g.interrupts();

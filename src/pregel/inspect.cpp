@@ -168,9 +168,7 @@ CheckpointConfig Persistence::update(const std::vector<StateUpdate>& updates) {
     s_.recycle_tasks();
     seen_cache_valid_ = false;
     // The tasks that did not finish are planned again from the new versions.
-    s_.cs.updated.clear();
-    for (std::size_t i = 0; i < s_.cs.channels.size(); ++i)
-      if (s_.g->channels[i].is_trigger) s_.cs.updated.push_back(static_cast<int>(i));
+    s_.cs.updated = s_.g->trigger_channels;
   }
   if (as_node == END) {
     if (!values.is_null())

@@ -122,6 +122,7 @@ struct Program {
   std::vector<int> branch_channel;                   // node id -> its branch:to channel
   std::vector<std::vector<int>> trigger_to_nodes;    // channel id -> node ids in name order
   std::vector<int> volatile_channels;
+  std::vector<int> trigger_channels;                 // channels some node is triggered by, by id
   std::vector<int> after_finish_channels;
   std::vector<std::string> interrupt_before;
   std::vector<std::string> interrupt_after;

@@ -200,9 +200,7 @@ void Persistence::restored(const CheckpointTuple& tuple, json metadata, std::vec
   // when one of its triggers is newer than what it saw), not only the channels the checkpoint's
   // step updated. They differ after update_state as a join's target: the join's barrier, full
   // and not consumed (an update runs no node), was not updated by that step, and its node is due.
-  s_.cs.updated.clear();
-  for (std::size_t i = 0; i < s_.cs.channels.size(); ++i)
-    if (s_.g->channels[i].is_trigger) s_.cs.updated.push_back(static_cast<int>(i));
+  s_.cs.updated = s_.g->trigger_channels;
   s_.cs.live_volatile.clear();
   for (int id : s_.g->volatile_channels)
     if (s_.cs.channels[id]->is_available()) s_.cs.live_volatile.push_back(id);

@@ -177,8 +177,7 @@ void PregelRunner::run_sync(ExecutableTask& t) {
       t.clear_results();
       if (!should_retry(t)) break;
       std::this_thread::sleep_for(t.node->retry->interval_after(t.attempt));
-      ++t.attempt;
-      t.interrupt_calls = 0;  // an attempt asks its interrupts from the first again (their answers hold)
+      t.next_attempt();
     }
   }
   task_finished(t);
@@ -191,8 +190,7 @@ void PregelRunner::async_done(void* task) {
 
 void PregelRunner::retry_async_later(ExecutableTask& t) {
   auto delay = std::chrono::duration_cast<std::chrono::nanoseconds>(t.node->retry->interval_after(t.attempt));
-  ++t.attempt;
-  t.interrupt_calls = 0;  // an attempt asks its interrupts from the first again (their answers hold)
+  t.next_attempt();
   post_after(delay, [this, &t] { start_async(t); });
 }
 

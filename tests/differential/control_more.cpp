@@ -12,11 +12,6 @@
 namespace {
 using namespace diff;
 
-sp::RetryPolicy quick_retry(int attempts) {
-  return sp::RetryPolicy{.initial_interval = 0.001, .backoff_factor = 1, .max_attempts = attempts, .jitter = false};
-}
-
-std::string n_of(const sp::State& s) { return std::to_string(s.get<int>("n")); }
 
 sp::RunConfig limited(const std::string& id, int limit) {
   sp::RunConfig c = thread(id);
@@ -24,18 +19,8 @@ sp::RunConfig limited(const std::string& id, int limit) {
   return c;
 }
 
-/// a -> ask -> c, where ask interrupts with "q" and records the answer and `n`.
-sp::CompiledStateGraph ask_chain(Ctx& c) {
-  sp::StateGraph g(trace_schema());
-  g.add_node("a", tracer("a"));
-  g.add_node("ask", [](const sp::State& s, sp::Runtime& rt) {
-    json v = sp::interrupt(rt, "q");
-    return json{{"trace", {"ask:" + v.get<std::string>() + ":n=" + n_of(s)}}};
-  });
-  g.add_node("c", [](const sp::State& s) { return json{{"trace", {"c:n=" + n_of(s)}}}; });
-  g.add_edge(sp::START, "a").add_edge("a", "ask").add_edge("ask", "c");
-  return g.compile(c.opts());
-}
+/// a -> ask -> c (ask_graph) on the scenario's saver.
+sp::CompiledStateGraph ask_chain(Ctx& c) { return ask_graph().compile(c.opts()); }
 
 Register resume_with_update{{"resume_with_update", true, [](Ctx& c) {
                                auto app = ask_chain(c);

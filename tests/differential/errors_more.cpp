@@ -14,12 +14,6 @@
 namespace {
 using namespace diff;
 
-sp::RetryPolicy quick_retry(int attempts) {
-  return sp::RetryPolicy{.initial_interval = 0.001, .backoff_factor = 1, .max_attempts = attempts, .jitter = false};
-}
-
-std::string n_of(const sp::State& s) { return std::to_string(s.get<int>("n")); }
-
 /// Call counts by name, shared by a scenario's nodes and routers.
 struct Counts {
   std::mutex m;
@@ -36,17 +30,19 @@ struct Counts {
   }
 };
 
+/// A node that counts its calls in `calls` and appends its name to `trace`.
+sp::NodeFn counting(std::shared_ptr<Counts> calls, const std::string& name) {
+  return [calls, name](const sp::State&) {
+    calls->bump(name);
+    return json{{"trace", {name}}};
+  };
+}
+
 Register er_router_throws{{"er_router_throws", true, [](Ctx& c) {
   auto calls = std::make_shared<Counts>();
   sp::StateGraph g(trace_schema());
-  g.add_node("a", [calls](const sp::State&) {
-    calls->bump("a");
-    return json{{"trace", {"a"}}};
-  });
-  g.add_node("b", [calls](const sp::State&) {
-    calls->bump("b");
-    return json{{"trace", {"b"}}};
-  });
+  g.add_node("a", counting(calls, "a"));
+  g.add_node("b", counting(calls, "b"));
   g.add_node("c", tracer("c"));
   g.add_edge(sp::START, "a").add_edge(sp::START, "b");
   g.add_conditional_edges("a", [calls](const sp::State&) -> sp::Route {
@@ -125,10 +121,7 @@ Register er_send_lastvalue{{"er_send_lastvalue", false, [](Ctx& c) {
 Register er_retry_subgraph{{"er_retry_subgraph", false, [](Ctx&) {
   auto calls = std::make_shared<Counts>();
   sp::StateGraph s(trace_schema());
-  s.add_node("s1", [calls](const sp::State&) {
-    calls->bump("s1");
-    return json{{"trace", {"s1"}}};
-  });
+  s.add_node("s1", counting(calls, "s1"));
   s.add_node("flaky", [calls](const sp::State&) {
     int k = calls->bump("flaky");
     if (k < 3) throw std::runtime_error("inner down " + std::to_string(k));

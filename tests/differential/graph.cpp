@@ -8,10 +8,6 @@
 namespace {
 using namespace diff;
 
-sp::RetryPolicy quick_retry(int attempts) {
-  return sp::RetryPolicy{.initial_interval = 0.001, .backoff_factor = 1, .max_attempts = attempts, .jitter = false};
-}
-
 Register join_fan_in{{"join_fan_in", false, [](Ctx& c) {
                         sp::StateGraph g(trace_schema());
                         for (std::string n : {"a", "b", "c", "j"}) g.add_node(n, tracer(n));

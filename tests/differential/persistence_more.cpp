@@ -22,20 +22,6 @@ sp::StateGraph chain(std::vector<std::string> names) {
   return g;
 }
 
-std::string n_of(const sp::State& s) { return std::to_string(s.get<int>("n")); }
-
-/// a -> ask -> c, where ask interrupts with "q" and records the answer and `n`.
-sp::StateGraph ask_graph() {
-  sp::StateGraph g(trace_schema());
-  g.add_node("a", tracer("a"));
-  g.add_node("ask", [](const sp::State& s, sp::Runtime& rt) {
-    json v = sp::interrupt(rt, "q");
-    return json{{"trace", {"ask:" + v.get<std::string>() + ":n=" + n_of(s)}}};
-  });
-  g.add_node("c", [](const sp::State& s) { return json{{"trace", {"c:n=" + n_of(s)}}}; });
-  g.add_edge(sp::START, "a").add_edge("a", "ask").add_edge("ask", "c");
-  return g;
-}
 
 /// a -> (b, c) -> d: a fan-out and a join.
 sp::StateGraph diamond() {

@@ -17,11 +17,6 @@
 namespace {
 using namespace diff;
 
-sp::RetryPolicy quick_retry(int attempts) {
-  return sp::RetryPolicy{.initial_interval = 0.001, .backoff_factor = 1, .max_attempts = attempts, .jitter = false};
-}
-
-std::string n_of(const sp::State& s) { return std::to_string(s.get<int>("n")); }
 
 /// Compile options of a subgraph: its own one-worker executor.
 sp::CompileOptions sub_opts() { return {.executor = std::make_shared<sp::ThreadPool>(1)}; }

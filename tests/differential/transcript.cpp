@@ -157,4 +157,22 @@ sp::NodeFn tracer(const std::string& name) {
   return [name](const sp::State&) { return json{{"trace", json::array({name})}}; };
 }
 
+sp::RetryPolicy quick_retry(int attempts) {
+  return sp::RetryPolicy{.initial_interval = 0.001, .backoff_factor = 1, .max_attempts = attempts, .jitter = false};
+}
+
+std::string n_of(const sp::State& s) { return std::to_string(s.get<int>("n")); }
+
+sp::StateGraph ask_graph() {
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", tracer("a"));
+  g.add_node("ask", [](const sp::State& s, sp::Runtime& rt) {
+    json v = sp::interrupt(rt, "q");
+    return json{{"trace", {"ask:" + v.get<std::string>() + ":n=" + n_of(s)}}};
+  });
+  g.add_node("c", [](const sp::State& s) { return json{{"trace", {"c:n=" + n_of(s)}}}; });
+  g.add_edge(sp::START, "a").add_edge("a", "ask").add_edge("ask", "c");
+  return g;
+}
+
 }  // namespace diff

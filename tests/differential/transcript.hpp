@@ -70,6 +70,14 @@ std::optional<sp::RunConfig> update(const sp::CompiledStateGraph& app, const sp:
 sp::StateSchema trace_schema();
 /// A node appending its name to `trace`.
 sp::NodeFn tracer(const std::string& name);
+/// A retry policy of `attempts` attempts with no wait to speak of and no jitter (as the JS
+/// twins' quickRetry).
+sp::RetryPolicy quick_retry(int attempts);
+/// The state's `n` as text.
+std::string n_of(const sp::State& s);
+/// a -> ask -> c over trace_schema(): ask interrupts with "q" and records the answer and `n`,
+/// c records `n`.
+sp::StateGraph ask_graph();
 
 /// The typed twin of the trace state (`trace` appends, `n` is a plain value), for the
 /// scenarios' typed variants.
