@@ -1,5 +1,8 @@
 #include "llm/openai_stream.hpp"
 
+#include <cstdint>
+#include <optional>
+
 #include "internal/ids.hpp"
 #include "superstep/errors.hpp"
 
@@ -12,13 +15,18 @@ std::string preview(std::string_view text, std::size_t max = 200) {
   return s;
 }
 
-json parse_args(const std::string& name, const std::string& id, const std::string& text) {
+/// The arguments of a tool call, parsed; nullopt when they are not JSON (the call is then an
+/// invalid tool call, as LangChain makes it).
+std::optional<json> parse_args(const std::string& text) {
   if (text.empty()) return json::object();
   json args = json::parse(text, nullptr, false);
-  if (args.is_discarded())
-    throw ChatModelError("the model called tool '" + name + "' (call " + id + ") with arguments that are not JSON: " +
-                         preview(text));
+  if (args.is_discarded()) return std::nullopt;
   return args;
+}
+
+/// LangChain's InvalidToolCall dict.
+json invalid_call(const std::string& name, const std::string& id, const std::string& args) {
+  return json{{"type", "invalid_tool_call"}, {"id", id}, {"name", name}, {"args", args}, {"error", "Malformed args."}};
 }
 
 std::string str(const json& obj, const char* key) {
@@ -28,9 +36,37 @@ std::string str(const json& obj, const char* key) {
 
 json metadata(const std::string& model, const std::string& finish_reason, const json& usage) {
   json meta = json::object();
+  meta["model_provider"] = "openai";
   if (!model.empty()) meta["model_name"] = model;
   if (!finish_reason.empty()) meta["finish_reason"] = finish_reason;
   if (usage.is_object()) meta["usage"] = usage;
+  return meta;
+}
+
+/// LangChain's UsageMetadata from OpenAI's `usage` (null when it has no token counts).
+json usage_metadata(const json& usage) {
+  if (!usage.is_object()) return nullptr;
+  auto count = [](const json& obj, const char* key) -> std::optional<std::int64_t> {
+    auto it = obj.find(key);
+    if (it == obj.end() || !it->is_number_integer()) return std::nullopt;
+    return it->get<std::int64_t>();
+  };
+  auto in = count(usage, "prompt_tokens");
+  auto out = count(usage, "completion_tokens");
+  if (!in && !out) return nullptr;
+  json meta = {{"input_tokens", in.value_or(0)},
+               {"output_tokens", out.value_or(0)},
+               {"total_tokens", count(usage, "total_tokens").value_or(in.value_or(0) + out.value_or(0))},
+               {"input_token_details", json::object()},
+               {"output_token_details", json::object()}};
+  if (auto d = usage.find("prompt_tokens_details"); d != usage.end() && d->is_object()) {
+    if (auto n = count(*d, "audio_tokens")) meta["input_token_details"]["audio"] = *n;
+    if (auto n = count(*d, "cached_tokens")) meta["input_token_details"]["cache_read"] = *n;
+  }
+  if (auto d = usage.find("completion_tokens_details"); d != usage.end() && d->is_object()) {
+    if (auto n = count(*d, "audio_tokens")) meta["output_token_details"]["audio"] = *n;
+    if (auto n = count(*d, "reasoning_tokens")) meta["output_token_details"]["reasoning"] = *n;
+  }
   return meta;
 }
 
@@ -47,6 +83,7 @@ Message parse_completion(const json& body) {
   const json& choice = (*choices)[0];
   const json& msg = choice["message"];
   std::vector<ToolCall> calls;
+  json invalid = json::array();
   if (auto tc = msg.find("tool_calls"); tc != msg.end() && tc->is_array()) {
     for (const json& c : *tc) {
       const json& fn = c.value("function", json::object());
@@ -56,7 +93,12 @@ Message parse_completion(const json& body) {
       call.name = str(fn, "name");
       if (call.name.empty()) throw ChatModelError("the reply has a tool call without a name: " + preview(c.dump()));
       const json& a = fn.value("arguments", json(""));
-      call.args = a.is_string() ? parse_args(call.name, call.id, a.get<std::string>()) : a;
+      std::optional<json> args = a.is_string() ? parse_args(a.get<std::string>()) : std::optional<json>(a);
+      if (!args) {
+        invalid.push_back(invalid_call(call.name, call.id, a.get<std::string>()));
+        continue;
+      }
+      call.args = std::move(*args);
       calls.push_back(std::move(call));
     }
   }
@@ -64,7 +106,9 @@ Message parse_completion(const json& body) {
   Message m = Message::ai(content.is_null() ? json("") : content, std::move(calls));
   m.id = str(body, "id");
   if (m.id.empty()) m.id = "run-" + uuid4();
+  m.invalid_tool_calls = std::move(invalid);
   m.response_metadata = metadata(str(body, "model"), str(choice, "finish_reason"), body.value("usage", json()));
+  m.usage_metadata = usage_metadata(body.value("usage", json()));
   return m;
 }
 
@@ -256,17 +300,25 @@ Message OpenAIStreamReader::finish() {
     throw ChatModelError("the stream was cut before its end (no finish_reason and no [DONE]; " +
                          std::to_string(content_.size()) + " bytes of text received)", 0, /*transient=*/true);
   std::vector<ToolCall> calls;
+  json invalid = json::array();
   for (auto& [index, c] : calls_) {
     if (c.name.empty()) throw ChatModelError("the stream sent tool call #" + std::to_string(index) + " without a name");
     ToolCall call;
     call.id = c.id.empty() ? "call_" + uuid4() : c.id;
     call.name = c.name;
-    call.args = parse_args(c.name, call.id, c.args);
+    std::optional<json> args = parse_args(c.args);
+    if (!args) {
+      invalid.push_back(invalid_call(call.name, call.id, c.args));
+      continue;
+    }
+    call.args = std::move(*args);
     calls.push_back(std::move(call));
   }
   Message m = Message::ai(content_, std::move(calls));
   m.id = id_.empty() ? "run-" + uuid4() : id_;
+  m.invalid_tool_calls = std::move(invalid);
   m.response_metadata = metadata(model_, finish_reason_, usage_);
+  m.usage_metadata = usage_metadata(usage_);
   return m;
 }
 

@@ -90,6 +90,8 @@ json Message::to_json() const {
   if (type == MessageType::ai) {
     j["tool_calls"] = json::array();
     for (const ToolCall& c : tool_calls) j["tool_calls"].push_back(c);
+    j["invalid_tool_calls"] = invalid_tool_calls.is_array() ? invalid_tool_calls : json::array();
+    if (usage_metadata.is_object()) j["usage_metadata"] = usage_metadata;
   }
   if (type == MessageType::tool) {
     j["tool_call_id"] = tool_call_id;
@@ -110,7 +112,7 @@ json Message::to_openai() const {
     for (const ToolCall& c : tool_calls)
       j["tool_calls"].push_back(
           json{{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.args.dump()}}}});
-    if (text().empty()) j["content"] = nullptr;
+    if (text().empty()) j["content"] = "";  // as LangChain.js sends it
   }
   if (type == MessageType::tool) j["tool_call_id"] = tool_call_id;
   return j;
@@ -144,6 +146,10 @@ Message Message::from_json(const json& j) {
   }
   if (auto k = j.find("additional_kwargs"); k != j.end() && k->is_object()) m.additional_kwargs = *k;
   if (auto r = j.find("response_metadata"); r != j.end() && r->is_object()) m.response_metadata = *r;
+  if (m.type == MessageType::ai) {
+    if (auto c = j.find("invalid_tool_calls"); c != j.end() && c->is_array()) m.invalid_tool_calls = *c;
+    if (auto u = j.find("usage_metadata"); u != j.end() && u->is_object()) m.usage_metadata = *u;
+  }
   return m;
 }
 

@@ -1,6 +1,8 @@
 #include "superstep/prebuilt/tool_node.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <optional>
 
 #include "superstep/errors.hpp"
 #include "superstep/interrupt.hpp"
@@ -24,11 +26,10 @@ internal::Detached run_call(const Tool& tool, json args, const Runtime& rt, std:
   done(std::move(r));
 }
 
-std::string tool_names(const std::vector<Tool>& tools) {
-  std::string out;
-  for (const Tool& t : tools) out += (out.empty() ? "" : ", ") + t.name();
-  return out;
-}
+// LangGraph.js' texts for a call the tool cannot take.
+std::string not_found(const std::string& tool) { return "Tool \"" + tool + "\" not found."; }
+constexpr const char* kBadInput = "Received tool input did not match expected schema";
+std::string fix_it(const std::string& what) { return "Error: " + what + "\n Please fix your mistakes."; }
 
 Message error_message(std::string content, const ToolCall& call) {
   Message m = Message::tool(std::move(content), call.id, "error");
@@ -55,11 +56,13 @@ Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) c
     for (const Tool& t : tools_)
       if (t.name() == call.name) chosen[i] = &t;
     if (!chosen[i]) {
-      out[i] = error_message("Error: " + call.name + " is not a valid tool, try one of [" + tool_names(tools_) + "].", call);
+      if (!options_.handle_tool_errors) throw Error("ToolNode: " + not_found(call.name));
+      out[i] = error_message(fix_it(not_found(call.name)), call);
       continue;
     }
     if (std::string bad = chosen[i]->validate(call.args); !bad.empty()) {
-      out[i] = error_message("Error: invalid arguments for tool '" + call.name + "': " + bad + "\n Please fix your mistakes.", call);
+      if (!options_.handle_tool_errors) throw ToolArgumentError("tool '" + call.name + "': " + bad);
+      out[i] = error_message(fix_it(kBadInput), call);
       chosen[i] = nullptr;
       continue;
     }
@@ -103,12 +106,11 @@ Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) c
     } catch (const GraphInterrupt&) {
       throw;  // a tool asked for a human: the run pauses
     } catch (const ToolArgumentError& e) {
-      out[i] = error_message(std::string("Error: ") + e.what() + "\n Please fix your mistakes.", call);
+      if (!options_.handle_tool_errors) throw;
+      out[i] = error_message(options_.format_error ? options_.format_error(call.name, e) : fix_it(kBadInput), call);
     } catch (const std::exception& e) {
       if (!options_.handle_tool_errors) throw;
-      out[i] = error_message(options_.format_error ? options_.format_error(call.name, e)
-                                                   : std::string("Error: ") + e.what() + "\n Please fix your mistakes.",
-                             call);
+      out[i] = error_message(options_.format_error ? options_.format_error(call.name, e) : fix_it(e.what()), call);
     } catch (...) {
       if (!options_.handle_tool_errors) throw;
       out[i] = error_message("Error: tool '" + call.name + "' failed with an unknown exception\n Please fix your mistakes.", call);
@@ -121,11 +123,21 @@ Task<NodeResult> ToolNode::operator()(const State& state, Runtime& rt) const {
   const json* list = state.find(options_.messages_key);
   if (!list || !list->is_array() || list->empty())
     throw InvalidUpdateError("ToolNode: no messages in state key '" + options_.messages_key + "'");
-  Message last = Message::from_json(list->back());
-  if (last.type != MessageType::ai)
-    throw InvalidUpdateError("ToolNode: the last message in '" + options_.messages_key + "' is a " +
-                             std::string(to_string(last.type)) + " message, not an AI message with tool calls");
-  Task<std::vector<Message>> calls = run(last, rt);
+  // As LangGraph's: the newest AI message's calls that no tool message answers yet.
+  std::optional<Message> ai;
+  std::vector<std::string> answered;
+  for (auto it = list->rbegin(); it != list->rend() && !ai; ++it) {
+    Message m = Message::from_json(*it);
+    if (m.type == MessageType::tool) answered.push_back(std::move(m.tool_call_id));
+    else if (m.type == MessageType::ai) ai = std::move(m);
+  }
+  if (!ai)
+    throw InvalidUpdateError("ToolNode: no AI message in '" + options_.messages_key + "' (the newest is a " +
+                             std::string(to_string(Message::from_json(list->back()).type)) + " message)");
+  std::erase_if(ai->tool_calls, [&](const ToolCall& c) {
+    return !c.id.empty() && std::find(answered.begin(), answered.end(), c.id) != answered.end();
+  });
+  Task<std::vector<Message>> calls = run(*ai, rt);
   std::vector<Message> replies = co_await std::move(calls);
   json update = json::array();
   for (const Message& m : replies) update.push_back(m.to_json());

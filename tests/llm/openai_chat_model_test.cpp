@@ -68,6 +68,10 @@ TEST(OpenAIChatModel, InvokeSendsOpenAIChatFormatAndParsesTheReply) {
   EXPECT_EQ(reply.response_metadata["finish_reason"], "stop");
   EXPECT_EQ(reply.response_metadata["model_name"], "test-model");
   EXPECT_EQ(reply.response_metadata["usage"]["total_tokens"], 15);
+  EXPECT_EQ(reply.response_metadata["model_provider"], "openai");
+  // LangChain's token counts, as ChatOpenAI fills them.
+  EXPECT_EQ(reply.usage_metadata, json::parse(R"({"input_tokens":10,"output_tokens":5,"total_tokens":15,
+      "input_token_details":{},"output_token_details":{}})"));
 
   json req = server.requests().at(0);
   EXPECT_EQ(req["model"], "test-model");
@@ -114,6 +118,7 @@ TEST(OpenAIChatModel, StreamDeliversPiecesAsTheyArriveAndTheMergedMessage) {
   EXPECT_EQ(pieces, (std::vector<std::string>{"The", " an", "swe", "r i", "s 4", "2."}));
   EXPECT_EQ(stream.message().text(), "The answer is 42.");
   EXPECT_EQ(stream.message().response_metadata["usage"]["total_tokens"], 15);
+  EXPECT_EQ(stream.message().usage_metadata["output_tokens"], 5);
   EXPECT_EQ(server.requests().at(0)["stream"], true);
   EXPECT_EQ(server.requests().at(0)["stream_options"]["include_usage"], true);
 }
@@ -206,16 +211,34 @@ TEST(OpenAIChatModel, MalformedRepliesAreClearErrors) {
       R"({"id":"c","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,)"
       R"("tool_calls":[{"id":"call_9","type":"function","function":{"name":"add","arguments":"{\"a\": 1,"}}]}}]})";
   server.push(bad_args);
-  std::string what = error_of([&] { llm.invoke({sp::Message::human("q")}); });
-  EXPECT_NE(what.find("tool 'add' (call call_9) with arguments that are not JSON: {\"a\": 1,"), std::string::npos) << what;
+  // Arguments that are not JSON make an invalid tool call, as LangChain's: no tool runs it.
+  sp::Message odd = llm.invoke({sp::Message::human("q")});
+  EXPECT_TRUE(odd.tool_calls.empty());
+  ASSERT_EQ(odd.invalid_tool_calls.size(), 1u) << odd.to_json().dump();
+  EXPECT_EQ(odd.invalid_tool_calls[0], (json{{"type", "invalid_tool_call"}, {"id", "call_9"}, {"name", "add"},
+                                             {"args", "{\"a\": 1,"}, {"error", "Malformed args."}}));
 
   ScriptedReply bad_event;
   bad_event.raw_events = {R"({"id":"c","choices":[{"index":0,"delta":{"content":"hi"}}]})", "{not json"};
   server.push(bad_event);
-  what = error_of([&] {
+  std::string what = error_of([&] {
     for (auto& c : llm.stream({sp::Message::human("q")})) (void)c;
   });
   EXPECT_NE(what.find("the stream sent an event that is not JSON: {not json"), std::string::npos) << what;
+
+  // Streamed: a call whose pieces do not make JSON is invalid, the one beside it is kept.
+  ScriptedReply cut_args;
+  cut_args.raw_events = {
+      R"({"id":"s","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"add","arguments":"{\"a\": 1"}}]}}]})",
+      R"({"id":"s","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"add","arguments":"{\"a\": 2, \"b\": 3}"}}]}}]})",
+      R"({"id":"s","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]})", "[DONE]"};
+  server.push(cut_args);
+  sp::ChatStream s = llm.stream({sp::Message::human("q")});
+  for (auto& c : s) (void)c;
+  ASSERT_EQ(s.message().tool_calls.size(), 1u);
+  EXPECT_EQ(s.message().tool_calls[0].id, "call_b");
+  ASSERT_EQ(s.message().invalid_tool_calls.size(), 1u);
+  EXPECT_EQ(s.message().invalid_tool_calls[0]["args"], "{\"a\": 1");
 }
 
 TEST(OpenAIChatModel, CutStreamsAreErrorsNeverShortReplies) {

@@ -25,7 +25,7 @@ json completion(const ScriptedReply& r, const std::string& id, const std::string
   if (!r.tool_calls.empty()) {
     json calls = json::array();
     for (const ToolCall& c : r.tool_calls)
-      calls.push_back({{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.args.dump()}}}});
+      calls.push_back({{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.args.is_string() ? c.args.get<std::string>() : c.args.dump()}}}});
     msg["tool_calls"] = std::move(calls);
   }
   return {{"id", id},

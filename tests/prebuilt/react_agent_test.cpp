@@ -102,39 +102,58 @@ TEST(ToolNode, BadCallsBecomeErrorMessagesTheModelCanRead) {
                                                  {"c3", "boom", json::object()},
                                                  {"c4", "multiply", {{"a", 2}, {"b", 3}}}}));
   ASSERT_EQ(replies.size(), 4u);
-  EXPECT_EQ(replies[0]["content"], "Error: divide is not a valid tool, try one of [multiply, boom].");
+  // LangGraph.js' ToolNode's texts.
+  EXPECT_EQ(replies[0]["content"], "Error: Tool \"divide\" not found.\n Please fix your mistakes.");
   EXPECT_EQ(replies[0]["status"], "error");
-  EXPECT_EQ(replies[1]["content"],
-            "Error: invalid arguments for tool 'multiply': argument 'b': expected integer, got string\n Please fix your mistakes.");
+  EXPECT_EQ(replies[0]["name"], "divide");
+  EXPECT_EQ(replies[0]["tool_call_id"], "c1");
+  EXPECT_EQ(replies[1]["content"], "Error: Received tool input did not match expected schema\n Please fix your mistakes.");
   EXPECT_EQ(replies[1]["status"], "error");
   EXPECT_EQ(replies[2]["content"], "Error: disk full\n Please fix your mistakes.");
   EXPECT_EQ(replies[2]["status"], "error");
   EXPECT_EQ(replies[3]["content"], "6");
   EXPECT_EQ(replies[3]["status"], "success");
 
-  sp::ToolNode strict({boom}, {.handle_tool_errors = false});
-  try {
-    run_tool_node(strict, ai_calling({{"c1", "boom", json::object()}}));
-    FAIL() << "expected NodeError";
-  } catch (const sp::NodeError& e) {
-    EXPECT_NE(std::string(e.what()).find("disk full"), std::string::npos);
-  }
+  // Without error handling, as LangGraph.js: every bad call fails the node, and says why.
+  sp::ToolNode strict({multiply(), boom}, {.handle_tool_errors = false});
+  auto failure = [&](std::vector<sp::ToolCall> calls) -> std::string {
+    try {
+      run_tool_node(strict, ai_calling(std::move(calls)));
+    } catch (const sp::NodeError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  EXPECT_NE(failure({{"c1", "boom", json::object()}}).find("disk full"), std::string::npos);
+  EXPECT_NE(failure({{"c1", "divide", json::object()}}).find("Tool \"divide\" not found."), std::string::npos);
+  EXPECT_NE(failure({{"c1", "multiply", {{"a", 2}, {"b", "three"}}}}).find("argument 'b': expected integer, got string"),
+            std::string::npos);
   sp::ToolNode custom({boom}, {.format_error = [](const std::string& tool, const std::exception& e) {
                          return tool + " broke: " + e.what();
                        }});
   EXPECT_EQ(run_tool_node(custom, ai_calling({{"c1", "boom", json::object()}}))[0]["content"], "boom broke: disk full");
 }
 
-TEST(ToolNode, ALastMessageThatIsNotAnAIMessageIsAnError) {
+TEST(ToolNode, RunsTheNewestAIMessagesCallsThatNoToolMessageAnswers) {
   sp::ToolNode node({multiply()});
   sp::StateGraph g(sp::messages_state());
   g.add_node("tools", [&node](const sp::State& s, sp::Runtime& rt) { return node(s, rt); });
   g.add_edge(sp::START, "tools");
+  auto app = g.compile();
+  // As LangGraph's: the newest AI message is found behind later messages, and a call already
+  // answered (a tool message added by hand, say) does not run again.
+  json answered = sp::Message::tool("by hand", "c1").to_json();
+  json out = app.invoke(json{{"messages", {ai_calling({{"c1", "multiply", {{"a", 2}, {"b", 2}}},
+                                                       {"c2", "multiply", {{"a", 3}, {"b", 3}}}}).to_json(),
+                                           answered, "and then?"}}});
+  ASSERT_EQ(out["messages"].size(), 4u) << out.dump();
+  EXPECT_EQ(out["messages"][3]["tool_call_id"], "c2");
+  EXPECT_EQ(out["messages"][3]["content"], "9");
   try {
-    g.compile().invoke(json{{"messages", {"hello"}}});
+    app.invoke(json{{"messages", {"hello"}}});
     FAIL();
   } catch (const sp::NodeError& e) {
-    EXPECT_NE(std::string(e.what()).find("the last message in 'messages' is a human message, not an AI message"),
+    EXPECT_NE(std::string(e.what()).find("ToolNode: no AI message in 'messages' (the newest is a human message)"),
               std::string::npos)
         << e.what();
   }
@@ -189,20 +208,51 @@ TEST(ReactAgent, PausesBeforeToolsAndResumesWithMemory) {
   EXPECT_EQ(out["messages"].back()["content"], "The answer is 4.");
 }
 
-TEST(ReactAgent, StopsPolitelyWhenStepsRunOut) {
+TEST(ReactAgent, ATooLongToolLoopIsARecursionErrorUnlessAStepBudgetStopsIt) {
   OpenAITestServer server([](const json& req) {
     ScriptedReply r;  // never satisfied: always asks for another multiplication
     r.tool_calls = {{"call_" + std::to_string(req["messages"].size()), "multiply", {{"a", 1}, {"b", 1}}}};
     return r;
   });
-  auto agent = sp::create_react_agent(model_for(server), {multiply()}, {.step_budget = 6});
-  json out = agent.invoke(json{{"messages", {"loop"}}});
+  // As LangGraph.js' agent: the recursion limit ends the loop with GraphRecursionError.
+  auto unlimited = sp::create_react_agent(model_for(server), {multiply()});
+  EXPECT_THROW(unlimited.invoke(json{{"messages", {"loop"}}}, {.recursion_limit = 8}), sp::GraphRecursionError);
+
+  // A step budget answers politely instead (LangGraph Python's remaining-steps rule).
+  auto budgeted = sp::create_react_agent(model_for(server), {multiply()}, {.step_budget = 6});
+  json out = budgeted.invoke(json{{"messages", {"loop"}}});
   EXPECT_EQ(out["messages"].back()["content"], "Sorry, need more steps to process this request.");
   EXPECT_TRUE(out["messages"].back()["tool_calls"].empty());
+}
 
-  auto unlimited = sp::create_react_agent(model_for(server), {multiply()});
-  out = unlimited.invoke(json{{"messages", {"loop"}}}, {.recursion_limit = 8});
-  EXPECT_EQ(out["messages"].back()["content"], "Sorry, need more steps to process this request.");
+TEST(ReactAgent, ANamedAgentSignsItsMessagesAndSkipsInvalidToolCalls) {
+  int turn = 0;
+  OpenAITestServer server([&turn](const json&) {
+    ScriptedReply r;
+    if (turn++ == 0) {
+      r.tool_calls = {{"call_ok", "multiply", {{"a", 2}, {"b", 5}}}, {"call_bad", "multiply", json("{\"a\": 2,")}};
+    } else {
+      r.content = "10";
+    }
+    return r;
+  });
+  auto agent = sp::create_react_agent(model_for(server), {multiply()}, {.name = "calc"});
+  json out = agent.invoke(json{{"messages", {"2 5"}}});
+  const json& msgs = out["messages"];
+  ASSERT_EQ(msgs.size(), 4u) << out.dump();
+  // The bad call is an invalid tool call: not run, not answered, and not sent back to the model.
+  EXPECT_EQ(msgs[1]["name"], "calc");
+  ASSERT_EQ(msgs[1]["tool_calls"].size(), 1u);
+  ASSERT_EQ(msgs[1]["invalid_tool_calls"].size(), 1u);
+  EXPECT_EQ(msgs[1]["invalid_tool_calls"][0]["id"], "call_bad");
+  EXPECT_EQ(msgs[2]["tool_call_id"], "call_ok");
+  EXPECT_EQ(msgs[3]["content"], "10");
+  EXPECT_EQ(msgs[3]["name"], "calc");
+  json sent = server.requests().at(1)["messages"];
+  EXPECT_EQ(sent[1]["name"], "calc");
+  EXPECT_EQ(sent[1]["content"], "");
+  ASSERT_EQ(sent[1]["tool_calls"].size(), 1u);
+  EXPECT_EQ(sent[1]["tool_calls"][0]["id"], "call_ok");
 }
 
 TEST(ReactAgent, StreamsTokensFromTheAgentNode) {

@@ -37,6 +37,12 @@ struct Message {
   std::string status = "success";         ///< tool: "success" or "error"
   json additional_kwargs = json::object();
   json response_metadata = json::object();
+  /// ai: the calls the model asked for whose arguments were not JSON, as LangChain's
+  /// InvalidToolCall dicts (`name`, `args` the text, `id`, `error`, `type`); no tool runs them.
+  json invalid_tool_calls = json::array();
+  /// ai: the token counts the model reported, as LangChain's UsageMetadata (`input_tokens`,
+  /// `output_tokens`, `total_tokens`, `input_token_details`, `output_token_details`); null if none.
+  json usage_metadata;
 
   static Message system(json content);
   static Message human(json content);

@@ -8,9 +8,11 @@
 // The graph is LangGraph's: START -> agent; agent -> tools when the reply calls tools, else END;
 // tools -> agent. State: `messages` with add_messages. The agent node calls the model (bound to
 // the tools) on the system prompt plus the messages, as a coroutine: no thread is held while
-// the model thinks, and its tokens reach the `messages` stream mode. When fewer than two steps
-// remain (recursion limit or step_budget) and the model still asks for tools, the agent answers
-// "Sorry, need more steps to process this request." instead, as LangGraph's does.
+// the model thinks, and its tokens reach the `messages` stream mode. As LangGraph.js' agent,
+// a tool loop that outlasts the recursion limit ends the run with GraphRecursionError. With a
+// `step_budget`, the agent instead answers "Sorry, need more steps to process this request."
+// when fewer than two steps of it remain and the model still asks for tools (LangGraph Python's
+// remaining-steps rule), and the run ends normally.
 #pragma once
 
 #include <memory>
@@ -31,10 +33,12 @@ struct ReactAgentOptions {
   std::shared_ptr<CheckpointSaver> checkpointer;   ///< conversation memory, pauses
   std::shared_ptr<BaseStore> store;                ///< long-term memory for the tools (Runtime::store())
   bool interrupt_before_tools = false;             ///< pause for approval before running tools
-  std::optional<int> step_budget;                  ///< supersteps one invocation may use (≤ recursion limit)
+  std::optional<int> step_budget;                  ///< supersteps one invocation may use (≤ recursion limit); see above
   ToolNodeOptions tool_node;                       ///< error handling of the tools node
   std::shared_ptr<ThreadPool> executor;            ///< default: the shared pool
-  std::string name = "react_agent";                ///< the graph's name (errors, drawings)
+  /// The agent's name: the graph's (errors, drawings; "react_agent" when empty) and, as in
+  /// LangGraph, the `name` of every AI message the agent adds.
+  std::string name;
 };
 
 /// The compiled agent graph (nodes "agent" and "tools").

@@ -4,9 +4,9 @@
 //   g.add_node("tools", sp::ToolNode({add, search}));
 //   g.add_conditional_edges("agent", sp::tools_condition);   // -> "tools" or END
 //
-// ToolNode runs every tool call of the last AI message in `messages` at once (blocking tools
-// on the run's executor, async tools as coroutines), and returns one tool message per call, in
-// call order. Nothing is dropped: an unknown tool, arguments that fail the tool's schema, or a
+// ToolNode runs the tool calls of the newest AI message in `messages` that no tool message
+// answers yet, all at once (blocking tools on the run's executor, async tools as coroutines),
+// and returns one tool message per call, in call order, as LangGraph.js' ToolNode. Nothing is dropped: an unknown tool, arguments that fail the tool's schema, or a
 // tool that throws become a tool message with status "error" the model can read (unless error
 // handling is turned off). A ToolNode is immutable; one can serve many graphs and runs.
 #pragma once
@@ -25,8 +25,9 @@ namespace superstep {
 
 struct ToolNodeOptions {
   /// How a failing tool call is reported. `true` (LangGraph.js's default): every error becomes
-  /// an error tool message "Error: <what>\n Please fix your mistakes."; `false`: only unknown
-  /// tools and invalid arguments do, and what a tool throws fails the node (NodeError).
+  /// an error tool message in LangGraph.js' texts ("Error: Tool \"x\" not found.", "Error:
+  /// Received tool input did not match expected schema", "Error: <what>", each followed by
+  /// "\n Please fix your mistakes."); `false`: each of them fails the node (NodeError).
   bool handle_tool_errors = true;
   /// Optional: the content of the error tool message for an exception (overrides the text).
   std::function<std::string(const std::string& tool, const std::exception& error)> format_error;
@@ -38,7 +39,7 @@ class ToolNode {
  public:
   explicit ToolNode(std::vector<Tool> tools, ToolNodeOptions options = {});
 
-  /// The node. Throws InvalidUpdateError when the last message is not an AI message.
+  /// The node. Throws InvalidUpdateError when `messages` holds no AI message.
   Task<NodeResult> operator()(const State& state, Runtime& rt) const;
 
   /// Runs the tool calls of `ai` and returns their tool messages in call order.
