@@ -31,7 +31,8 @@ StateGraph& StateGraph::add_single_edge(std::string from, std::string to) {
 }
 
 StateGraph& StateGraph::add_edge(std::vector<std::string> from, std::string to) {
-  if (from.size() == 1) return add_single_edge(std::move(from.front()), std::move(to));
+  // One source is a plain edge, except into END: a join cannot target END (as LangGraph).
+  if (from.size() == 1 && to != END) return add_single_edge(std::move(from.front()), std::move(to));
   impl_->joins.emplace_back(std::move(from), std::move(to));
   return *this;
 }

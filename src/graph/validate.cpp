@@ -10,7 +10,8 @@ namespace superstep::internal {
 namespace {
 
 bool reserved_node_name(const std::string& name) {
-  return name == START || name == END || name.find('|') != std::string::npos || name.find(':') != std::string::npos;
+  return name == START || name == END || name == "__interrupt__" || name.find('|') != std::string::npos ||
+         name.find(':') != std::string::npos;
 }
 
 bool reserved_key_name(const std::string& key) {
@@ -40,9 +41,11 @@ std::vector<std::string> validate(const GraphSpec& b, const CompileOptions& opti
       continue;
     }
     if (reserved_node_name(n.name)) {
-      problems.push_back("node '" + n.name + "': name is reserved (START/END, or contains '|' or ':')");
+      problems.push_back("node '" + n.name + "': name is reserved (START/END/__interrupt__, or contains '|' or ':')");
       continue;
     }
+    // As LangGraph: a node and a state key of one name would share a channel name.
+    if (keys.count(n.name)) problems.push_back("node '" + n.name + "': name is already used as a state key");
     if (!node_names.insert(n.name).second) problems.push_back("node '" + n.name + "' is added twice");
     if (!n.fn) problems.push_back("node '" + n.name + "' has no function");
     if (n.subgraph && (b.typed || n.subgraph->typed))

@@ -42,7 +42,23 @@ void Persistence::save_task_writes(ExecutableTask& t) {
     w.emplace_back(kInterruptChannel, interrupts_json(t.interrupts));
     if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
   } else {
-    for (json& pair : encode_writes(*s_.g, t)) w.emplace_back(pair[0].get<std::string>(), std::move(pair[1]));
+    // As LangGraph: what goes to an UntrackedValue key is never stored, nor in a Send's argument.
+    bool any_untracked = false;
+    for (int c = 0; c < s_.g->num_state_keys && !any_untracked; ++c) any_untracked = !s_.cs.channels[c]->tracked();
+    json pairs = encode_writes(*s_.g, t);  // t.writes' first, in order
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      json& pair = pairs[i];
+      if (any_untracked) {
+        if (i < t.writes.size() && !s_.cs.channels[t.writes[i].first]->tracked()) continue;
+        if (pair[0] == kTasksChannel && pair[1]["arg"].is_object())
+          for (auto it = pair[1]["arg"].begin(); it != pair[1]["arg"].end();) {
+            const int id = s_.g->find_channel(it.key());
+            const bool drop = id >= 0 && id < s_.g->num_state_keys && !s_.cs.channels[id]->tracked();
+            it = drop ? pair[1]["arg"].erase(it) : std::next(it);
+          }
+      }
+      w.emplace_back(pair[0].get<std::string>(), std::move(pair[1]));
+    }
     check_stored_update(s_, t, w);  // before anything is stored: a refusal fails the step
     if (!t.resume.empty()) w.emplace_back(kResumeChannel, json(t.resume));
     if (w.empty()) w.emplace_back(kNoWritesChannel, nullptr);  // finished, wrote nothing
@@ -183,7 +199,7 @@ Persistence::Planned Persistence::before_step() {
   if (s_.wants(StreamMode::updates))
     for (const auto& t : s_.tasks)
       if (t->cached && !t->node->is_start)
-        s_.ready.push_back(StreamPart{StreamMode::updates, {},
+        s_.yield(StreamPart{StreamMode::updates, {},
                                       json{{t->node->name, t->stream_update.is_null() ? json::object() : t->stream_update},
                                            {"__metadata__", {{"cached", true}}}}});
   return all_cached ? Planned::all_cached : Planned::run;
@@ -481,11 +497,11 @@ void Persistence::emit_checkpoint_part() {
   if (s_.wants(StreamMode::debug)) {
     json step = metadata_.is_object() ? metadata_.value("step", json(s_.step - 1)) : json(s_.step - 1);
     json event = {{"step", std::move(step)}, {"type", "checkpoint"}, {"timestamp", now_iso8601()}, {"payload", payload}};
-    if (s_.wants(StreamMode::checkpoints)) s_.ready.push_back(StreamPart{StreamMode::checkpoints, {}, std::move(payload)});
-    s_.ready.push_back(StreamPart{StreamMode::debug, {}, std::move(event)});
+    if (s_.wants(StreamMode::checkpoints)) s_.yield(StreamPart{StreamMode::checkpoints, {}, std::move(payload)});
+    s_.yield(StreamPart{StreamMode::debug, {}, std::move(event)});
     return;
   }
-  s_.ready.push_back(StreamPart{StreamMode::checkpoints, {}, std::move(payload)});
+  s_.yield(StreamPart{StreamMode::checkpoints, {}, std::move(payload)});
 }
 
 void Persistence::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
@@ -493,10 +509,10 @@ void Persistence::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
   interrupts_ = std::move(interrupts);
   json list = interrupts_json(interrupts_);
   if (!from_tasks && s_.wants(StreamMode::updates))
-    s_.ready.push_back(StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}});
+    s_.yield(StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}});
   // (A task that paused on interrupts streamed them as it finished, `values` included.)
   if (s_.wants(StreamMode::values) && (!from_tasks || interrupts_.empty()))
-    s_.ready.push_back(StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}});
+    s_.yield(StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}});
   finish_or_throw();
   if (!from_tasks) return;
   // The final state shows what the step's finished tasks wrote (nothing more is stored).
@@ -514,7 +530,7 @@ void Persistence::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
   // As LangGraph: the root graph only (a paused subgraph's interrupt reaches its parent, which
   // streams its own).
   if (wrote && !s_.parent && s_.wants(StreamMode::values))
-    s_.ready.push_back(StreamPart{StreamMode::values, {}, s_.state_json()});
+    s_.yield(StreamPart{StreamMode::values, {}, s_.state_json()});
   for (auto& t : done)
     if (t) s_.tasks.push_back(std::move(t));
 }

@@ -103,7 +103,7 @@ void Persistence::load_and_apply_input(const json* input, const Command* command
         s_.step = loaded_step_ + 2;
       }
     }
-    if (s_.wants(StreamMode::values)) s_.ready.push_back(StreamPart{StreamMode::values, {}, s_.state_json()});
+    if (s_.wants(StreamMode::values)) s_.yield(StreamPart{StreamMode::values, {}, s_.state_json()});
     if (!resuming) {
       s_.step = tuple ? loaded_step_ + 1 : -1;
       save_checkpoint("input");

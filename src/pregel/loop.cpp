@@ -60,7 +60,7 @@ PregelLoop::PregelLoop(std::shared_ptr<const Program> graph, const Command& inpu
   t.run = this;
   for (const auto& [c, v] : writes) decode_write(g, s_.config, t, c, v);
   apply_input_writes(g, s_.cs, t);
-  if (wants(StreamMode::values)) s_.ready.push_back(StreamPart{StreamMode::values, {}, s_.state_json()});
+  if (wants(StreamMode::values)) s_.yield(StreamPart{StreamMode::values, {}, s_.state_json()});
 }
 
 PregelLoop::PregelLoop(std::shared_ptr<const Program> graph, RunConfig config, const CheckpointTuple* tuple, Inspect,
@@ -104,9 +104,21 @@ void PregelLoop::init(const std::vector<StreamMode>& modes) {
   const Program& g = *s_.g;
   const RunConfig& config = s_.config;
   s_.out.set_modes(modes);
+  if (s_.parent && s_.parent->out) {
+    // A subgraph's parts go straight into the parent's stream, from the thread that emits them.
+    s_.out.forward_to(
+        [out = s_.parent->out, ns = s_.parent->ns](std::vector<StreamPart> parts) {
+          for (StreamPart& p : parts)
+            if (p.ns.empty()) p.ns = ns;  // nested subgraphs' parts carry their full path already
+          out->emit_together(std::move(parts));
+        },
+        s_.parent->out);
+  }
   // Parts produced inside a task must reach the consumer while the task runs, so the consumer's
-  // thread must stay free to yield them.
-  inline_tasks_ = !(wants(StreamMode::custom) || wants(StreamMode::messages) || wants(StreamMode::debug) ||
+  // thread must stay free to yield them; a subgraph's run forwards them instead, so the task
+  // running it also runs its tasks (with pool helpers): no pool thread waits on another.
+  inline_tasks_ = s_.out.forwards() ||
+                  !(wants(StreamMode::custom) || wants(StreamMode::messages) || wants(StreamMode::debug) ||
                     wants(StreamMode::tasks) || (config.subgraphs && g.has_subgraphs && s_.out.wants_any()));
   if (config.recursion_limit < 1)
     throw Error("graph '" + g.name + "': recursion_limit must be at least 1, got " +
@@ -253,6 +265,9 @@ void PregelLoop::plan() {
   }
   for (const auto& t : s_.tasks)
     if (!t->node->is_start && !t->cached) emit_task_start(*t);
+  if (wants(StreamMode::messages))
+    for (const auto& t : s_.tasks)
+      if (!t->node->is_start && !t->cached) mark_input_messages(*t);
   phase_ = Phase::running;
   runner_.start_step(inline_tasks_);
 }
@@ -296,7 +311,7 @@ void PregelLoop::finish_step() {
   const bool show_values = wants(StreamMode::values) && s_.step_wrote_state();
   apply_writes(*s_.g, s_.cs, s_.tasks, s_.step);
   if (cp_) cp_->save_step();
-  if (show_values) s_.ready.push_back(StreamPart{StreamMode::values, {}, s_.state_json()});
+  if (show_values) s_.yield(StreamPart{StreamMode::values, {}, s_.state_json()});
   if (cp_ && cp_->pause_after_step()) {
     phase_ = Phase::done;
     return;

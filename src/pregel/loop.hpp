@@ -130,6 +130,8 @@ class PregelLoop final : private RunnerHost {
   void emit_task_result(const ExecutableTask& t);
   /// A task's `tasks` part and its `debug` twin (of `debug_type`), yielded one right after the other.
   void emit_task_parts(json payload, const char* debug_type);
+  /// `messages` mode: the messages a task is given count as sent (before it runs).
+  void mark_input_messages(const ExecutableTask& t);
   void emit_returned_messages(const ExecutableTask& t);
   json message_metadata(const ExecutableTask& t) const;
   json task_input_json(const ExecutableTask& t) const;

@@ -26,10 +26,25 @@ class Outbox {
   bool wants(StreamMode m) const noexcept { return (modes_ >> static_cast<int>(m)) & 1u; }
   bool wants_any() const noexcept { return modes_ != 0; }
 
+  /// A subgraph's run: its parts go to `forward` (the parent's outbox, with the subgraph's
+  /// namespace) as they are emitted, from whichever thread emits them, so no consumer thread has
+  /// to stay free to pass them on; and the message ids sent are `ids`' (one set per root run, as
+  /// LangGraph's one messages handler). Before any part.
+  void forward_to(std::function<void(std::vector<StreamPart>)> forward, Outbox* ids) {
+    forward_ = std::move(forward);
+    ids_ = ids;
+  }
+  bool forwards() const noexcept { return static_cast<bool>(forward_); }
+
   /// A part, when its mode is wanted.
   void emit(StreamMode mode, json data) { emit_part(StreamPart{mode, {}, std::move(data)}); }
   void emit_part(StreamPart part) {
     if (!wants(part.mode)) return;
+    if (forward_) {
+      std::vector<StreamPart> one;
+      one.push_back(std::move(part));
+      return forward_(std::move(one));
+    }
     std::function<void()> wake;
     {
       std::lock_guard lock(mutex_);
@@ -44,6 +59,7 @@ class Outbox {
   void emit_together(std::vector<StreamPart> parts) {
     std::erase_if(parts, [&](const StreamPart& p) { return !wants(p.mode); });
     if (parts.empty()) return;
+    if (forward_) return forward_(std::move(parts));
     std::function<void()> wake;
     {
       std::lock_guard lock(mutex_);
@@ -56,6 +72,7 @@ class Outbox {
   }
   /// `messages` mode: records a message id as sent; false when it was sent before.
   bool first_sent(const std::string& id) {
+    if (ids_) return ids_->first_sent(id);
     std::lock_guard lock(mutex_);
     return sent_ids_.insert(id).second;
   }
@@ -136,6 +153,8 @@ class Outbox {
   std::function<void()> wake_;
   std::function<void()> then_;  // when_step_done
   bool step_done_ = false;
+  std::function<void(std::vector<StreamPart>)> forward_;  // a subgraph's: the parent's outbox
+  Outbox* ids_ = nullptr;                                  // a subgraph's: where sent message ids are
 };
 
 }  // namespace superstep::internal

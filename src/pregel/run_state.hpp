@@ -44,6 +44,12 @@ struct RunState {
   std::vector<TaskPtr> spare_tasks;    // finished tasks, reused by later steps and runs
   Outbox out;                          // parts from any thread; the step's end
   std::deque<StreamPart> ready;        // parts to yield (the consumer's thread only)
+  /// Queues a part the loop makes itself (the consumer's thread); a subgraph's run forwards it
+  /// at once instead, keeping its order with what its tasks forward.
+  void yield(StreamPart part) {
+    if (out.forwards()) out.emit_part(std::move(part));
+    else ready.push_back(std::move(part));
+  }
 
   bool wants(StreamMode m) const noexcept { return out.wants(m); }
   /// This run's limits: RunConfig::limits, else the graph's CompileOptions::limits.

@@ -121,6 +121,30 @@ bool is_message_dict(const json& v) {
 }
 }  // namespace
 
+void PregelLoop::mark_input_messages(const ExecutableTask& t) {
+  // As LangGraph's messages handler when a node starts: the messages it is given count as sent,
+  // so a node returning one of them (edited or not) does not show it again.
+  auto mark = [&](const json& v) {
+    auto one = [&](const json& m) {
+      if (!is_message_dict(m)) return;
+      if (auto id = m.find("id"); id != m.end() && id->is_string() && !id->get_ref<const std::string&>().empty())
+        s_.out.first_sent(id->get<std::string>());
+    };
+    if (v.is_array())
+      for (const json& m : v) one(m);
+    else
+      one(v);
+  };
+  if (t.send_arg || t.typed_arg || s_.g->typed) {
+    json in = task_input_json(t);
+    if (in.is_object())
+      for (const auto& [key, v] : in.items()) mark(v);
+    return;
+  }
+  for (const std::string& key : s_.g->state_keys)
+    if (const json* v = t.input->find(key)) mark(*v);
+}
+
 void PregelLoop::emit_returned_messages(const ExecutableTask& t) {
   // LangGraph's messages mode also shows the messages a node returns that no model streamed.
   json meta;

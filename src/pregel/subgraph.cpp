@@ -23,6 +23,7 @@ NodeResult PregelLoop::run_subgraph(ExecutableTask& t, const std::shared_ptr<con
   }
   if (cp_) link.parents[s_.config.checkpoint_ns] = s_.checkpoint_id();
   link.ns.push_back(t.node->name + ":" + t.id());
+  link.out = &s_.out;
 
   RunConfig cfg = s_.config;
   cfg.checkpoint_ns = s_.task_ns(t);
@@ -51,6 +52,8 @@ NodeResult PregelLoop::run_subgraph(ExecutableTask& t, const std::shared_ptr<con
     run = std::make_unique<PregelLoop>(child, input, cfg, modes, &link);
   }
   try {
+    // Parts emitted through its outbox went to ours already; these are the ones the loop queued
+    // itself (a step's end).
     while (std::optional<StreamPart> part = run->next()) {
       if (part->ns.empty()) part->ns = link.ns;  // nested subgraphs' parts carry their full path already
       emit_part(std::move(*part));

@@ -18,6 +18,7 @@ namespace superstep::internal {
 
 struct Program;
 class PregelLoop;
+class Outbox;
 
 /// What a subgraph's run inherits from the task running it.
 struct ParentLink {
@@ -25,6 +26,7 @@ struct ParentLink {
   BaseStore* store = nullptr;              ///< the parent's store, when the subgraph has none
   json parents = json::object();           ///< checkpoint metadata "parents": namespace -> checkpoint id
   std::vector<std::string> ns;             ///< stream namespace: one "node:task_id" per level
+  Outbox* out = nullptr;                   ///< the parent's outbox: the subgraph's parts go there as emitted
 };
 
 /// Thrown by a subgraph's node that returned Command{.graph = Command::PARENT}: ends the

@@ -7,8 +7,8 @@
 // Parallel tasks of a step: only the first in plan order writes custom chunks (LangGraph.js runs
 // every synchronous node of a step before it streams any result, superstep streams each task's
 // parts as it finishes: parallel writers' chunks interleave differently with the updates).
-// A subgraph gets its own one-worker executor (a subgraph run waits for its own tasks, which the
-// parent's one-worker pool could not run meanwhile), so its parallel tasks also run in plan order.
+// A subgraph runs on the same one-worker executor: the task running it runs its tasks, in plan
+// order.
 #include <atomic>
 #include <map>
 
@@ -18,8 +18,9 @@ namespace {
 using namespace diff;
 
 
-/// Compile options of a subgraph: its own one-worker executor.
-sp::CompileOptions sub_opts() { return {.executor = std::make_shared<sp::ThreadPool>(1)}; }
+/// Compile options of a subgraph: the scenarios' one-worker executor (the task running a
+/// subgraph runs its tasks, so they finish in plan order too).
+sp::CompileOptions sub_opts() { return {.executor = diff::one_worker()}; }
 
 sp::RunConfig with_subgraphs(sp::RunConfig cfg = thread()) {
   cfg.subgraphs = true;

@@ -10,12 +10,10 @@ std::vector<Scenario>& registry() {
   return all;
 }
 
-namespace {
 std::shared_ptr<sp::ThreadPool> one_worker() {
   static auto pool = std::make_shared<sp::ThreadPool>(1);
   return pool;
 }
-}  // namespace
 
 sp::CompileOptions Ctx::opts(sp::CompileOptions o) const {
   o = plain(std::move(o));

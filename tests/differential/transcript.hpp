@@ -21,6 +21,10 @@ using sp::json;
 using Mode = sp::StreamMode;
 
 /// What a scenario runs with: the saver (fresh per run; null for scenarios without one).
+/// The one-worker executor every scenario's graphs run on (Ctx::plain, Ctx::opts): parallel
+/// tasks finish in plan order, as LangGraph.js' synchronous nodes.
+std::shared_ptr<sp::ThreadPool> one_worker();
+
 struct Ctx {
   std::shared_ptr<sp::CheckpointSaver> saver;
   std::string saver_name;

@@ -40,6 +40,8 @@ TEST(Compile, EveryProblemReportedAtOnce) {
   g.add_node("pipe|name", tracer("b"));
   g.add_node("", tracer("e"));
   g.add_node("nofn", sp::NodeFn{});
+  g.add_node("__interrupt__", tracer("i"));
+  g.add_node("x", tracer("x"));
   g.add_node("k", tracer("k"), {.input_keys = {"ghost"}, .output_keys = {"phantom"}, .ends = {"nowhere"}});
   g.add_edge(sp::START, "missing");
   g.add_edge("unknown_src", "a");
@@ -47,6 +49,7 @@ TEST(Compile, EveryProblemReportedAtOnce) {
   g.add_edge("a", sp::START);
   g.add_edge({"a", "zz"}, "a");
   g.add_edge({"a", "a"}, sp::END);
+  g.add_edge(std::vector<std::string>{"k"}, sp::END);
   g.add_conditional_edges("nope", [](const sp::State&) { return sp::END; });
   g.add_conditional_edges("a", [](const sp::State&) { return sp::END; }, {{"go", "nonexistent"}});
   g.add_conditional_edges("a", [](const sp::State&) { return sp::END; }, std::vector<std::string>{"ghost_dest"});
@@ -61,6 +64,8 @@ TEST(Compile, EveryProblemReportedAtOnce) {
       "node 'pipe|name': name is reserved",
       "node with an empty name",
       "node 'nofn' has no function",
+      "node '__interrupt__': name is reserved",
+      "node 'x': name is already used as a state key",
       "node 'k': input key 'ghost' is not a state key",
       "node 'k': output key 'phantom' is not a state key",
       "node 'k': destination 'nowhere' in ends is not a node",
@@ -71,6 +76,7 @@ TEST(Compile, EveryProblemReportedAtOnce) {
       "join edge [a, zz] -> 'a': source 'zz' is not a node",
       "join edge [a, a] -> '__end__': source 'a' is listed twice",
       "join edge [a, a] -> '__end__': a join cannot target END",
+      "join edge [k] -> '__end__': a join cannot target END",
       "conditional edge from 'nope': source 'nope' is not a node",
       "conditional edge from 'a': path map entry 'go' -> 'nonexistent' targets an unknown node",
       "conditional edge from 'a': destination 'ghost_dest' is not a node",

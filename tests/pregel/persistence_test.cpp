@@ -94,6 +94,36 @@ void expect_history_reads_like_each_checkpoint(const sp::CompiledStateGraph& app
 
 }  // namespace
 
+// As LangGraph: what a node writes to an UntrackedValue key is never stored, not as the
+// task's pending write and not inside the argument of a Send it makes.
+TEST_P(Persistence, WritesToAnUntrackedKeyAreNeverStored) {
+  sp::StateSchema s = trace_schema();
+  s.field(sp::FieldSpec{"u", std::nullopt, std::nullopt, sp::ChannelKind::untracked});
+  sp::StateGraph g(s);
+  g.add_node("a", [](const sp::State&) -> sp::NodeResult {
+    return sp::Command{.update = {{"u", "secret"}, {"trace", {"a"}}},
+                       .go_to = sp::Route({sp::Destination(sp::Send{"b", json{{"u", "in send"}, {"trace", {"sent"}}}})})};
+  });
+  g.add_node("b", [](const sp::State& st) { return json{{"trace", {"b:" + st["u"].get<std::string>()}}}; });
+  g.add_edge(sp::START, "a");
+  auto app = g.compile({.checkpointer = saver});
+  json out = app.invoke(json::object(), cfg("untracked"));
+  EXPECT_EQ(out["trace"], json({"a", "b:in send"}));  // the run itself sees the values
+  std::size_t seen = 0, sends = 0;
+  for (const sp::CheckpointTuple& t : saver->list(sp::CheckpointQuery{.thread_id = "untracked"}))
+    for (const sp::PendingWrite& w : t.pending_writes) {
+      ++seen;
+      EXPECT_NE(w.channel, "u") << w.value.dump();
+      EXPECT_EQ(w.value.dump().find("secret"), std::string::npos) << w.channel;
+      if (w.channel == sp::kTasksChannel) {
+        ++sends;
+        EXPECT_EQ(w.value["arg"], (json{{"trace", {"sent"}}})) << "the Send's argument keeps its tracked keys only";
+      }
+    }
+  EXPECT_GT(seen, 0u);
+  EXPECT_EQ(sends, 1u);
+}
+
 TEST_P(Persistence, CheckpointPerSuperstepWithSourcesStepsAndParents) {
   auto app = chain(saver);
   json out = app.invoke(json{{"n", 1}}, cfg("t1"));

@@ -6,9 +6,27 @@
 #include <mutex>
 #include <thread>
 
+#include <superstep/messages/message.hpp>
+
 #include "test_util.hpp"
 
 using namespace testing_util;
+
+// `messages` mode: a message the node was given is not shown when the node returns it again
+// (edited, same id), as LangGraph's handler marks a node's input messages seen when it starts.
+TEST(Stream, MessagesANodeWasGivenAreNotShownWhenItReturnsThem) {
+  sp::StateGraph g(sp::messages_state());
+  g.add_node("bot", [](const sp::State&) {
+    return json{{"messages", {{{"type", "human"}, {"content", "hello (edited)"}, {"id", "h-1"}},
+                              {{"type", "ai"}, {"content", "hi"}, {"id", "ai-1"}}}}};
+  });
+  g.add_edge(sp::START, "bot");
+  std::vector<std::string> shown;
+  for (const sp::StreamPart& p : g.compile().stream(json{{"messages", {{{"type", "human"}, {"content", "hello"}, {"id", "h-1"}}}}},
+                                                    {}, {sp::StreamMode::messages}))
+    shown.push_back(p.data[0]["id"].get<std::string>());
+  EXPECT_EQ(shown, std::vector<std::string>{"ai-1"});
+}
 
 TEST(Stream, CustomPartsInterleaveWithUpdatesInEmissionOrder) {
   sp::StateGraph g(trace_schema());

@@ -8,6 +8,8 @@
 #include <map>
 #include <mutex>
 
+#include <superstep/messages/message.hpp>
+
 #include "saver_cases.hpp"
 #include "test_util.hpp"
 
@@ -498,6 +500,59 @@ TEST(SubgraphsWithoutCheckpointer, CommandToTheParentUpdatesAndRoutesIt) {
   EXPECT_EQ(updates, json::parse(R"([{"p1":{"log":["p1"]}},{"sub":{"foo":"from child","log":["c1"]}},
                                      {"p2":{"log":["p2"]}},{"p3":{"log":["p3:from child"]}}])"));
   EXPECT_EQ(app.invoke(json{{"foo", "x"}}), json::parse(R"({"foo":"from child","log":["p1","c1","p2","p3:from child"]})"));
+}
+
+// Two subgraph tasks in one step, streamed with `subgraphs` and custom chunks, on a pool of one
+// worker shared by both graphs: the task running a subgraph runs the subgraph's tasks itself and
+// its parts go straight into the parent's stream, so no pool thread waits for another (it hung
+// here before, every worker holding a subgraph that waited for its tasks).
+TEST(SubgraphStreams, ParallelSubgraphsOnOneSharedWorkerStreamWithoutWaitingOnEachOther) {
+  auto pool = std::make_shared<sp::ThreadPool>(1);
+  sp::StateGraph child(foo_log_schema());
+  child.add_node("inner", [](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    rt.stream_writer("chunk");
+    return json{{"log", {"inner"}}};
+  });
+  child.add_edge(sp::START, "inner");
+  sp::StateGraph parent(foo_log_schema());
+  auto sub = child.compile({.executor = pool});
+  parent.add_node("s1", sub).add_node("s2", sub);
+  parent.add_edge(sp::START, "s1").add_edge(sp::START, "s2");
+  auto app = parent.compile({.executor = pool});
+  sp::RunConfig cfg;
+  cfg.subgraphs = true;
+  std::map<std::string, int> chunks;  // namespace -> custom chunks
+  int updates = 0;
+  for (const sp::StreamPart& p : app.stream(json::object(), cfg, {sp::StreamMode::custom, sp::StreamMode::updates})) {
+    if (p.mode == sp::StreamMode::custom) ++chunks[ns_of(p)];
+    if (p.mode == sp::StreamMode::updates && p.ns.empty()) ++updates;
+  }
+  EXPECT_EQ(chunks, (std::map<std::string, int>{{"s1", 1}, {"s2", 1}}));
+  EXPECT_EQ(updates, 2);
+}
+
+// The messages stream of a subgraph: with `subgraphs`, a message the subgraph's node returns is
+// shown once, in the subgraph's namespace (not again when the parent's task ends), and the
+// messages either graph's node was given are not shown at all, as LangGraph.js 1.7.3.
+TEST(SubgraphStreams, MessagesAreShownOnceAndInputMessagesNotAtAll) {
+  sp::StateGraph child(sp::messages_state());
+  child.add_node("inner", [](const sp::State&) {
+    return json{{"messages", {{{"type", "ai"}, {"content", "from inside"}, {"id", "s-1"}}}}};
+  });
+  child.add_edge(sp::START, "inner");
+  sp::StateGraph parent(sp::messages_state());
+  parent.add_node("sub", child.compile());
+  parent.add_edge(sp::START, "sub");
+  auto app = parent.compile();
+  json input = {{"messages", {{{"type", "human"}, {"content", "hi"}, {"id", "h-1"}}}}};
+  for (bool subgraphs : {true, false}) {
+    sp::RunConfig cfg;
+    cfg.subgraphs = subgraphs;
+    std::vector<std::string> shown;  // "<id>@<namespace>"
+    for (const sp::StreamPart& p : app.stream(input, cfg, {sp::StreamMode::messages}))
+      shown.push_back(p.data[0].value("id", "") + "@" + ns_of(p));
+    EXPECT_EQ(shown, (std::vector<std::string>{subgraphs ? "s-1@sub" : "s-1@"})) << subgraphs;
+  }
 }
 
 }  // namespace
