@@ -44,8 +44,6 @@ std::vector<std::string> validate(const GraphSpec& b, const CompileOptions& opti
       problems.push_back("node '" + n.name + "': name is reserved (START/END/__interrupt__, or contains '|' or ':')");
       continue;
     }
-    // As LangGraph: a node and a state key of one name would share a channel name.
-    if (keys.count(n.name)) problems.push_back("node '" + n.name + "': name is already used as a state key");
     if (!node_names.insert(n.name).second) problems.push_back("node '" + n.name + "' is added twice");
     if (!n.fn) problems.push_back("node '" + n.name + "' has no function");
     if (n.subgraph && (b.typed || n.subgraph->typed))

@@ -207,6 +207,13 @@ const GraphEntry& Core::graph_entry(const std::string& graph_id) const {
   throw HttpError(404, "Graph '" + graph_id + "' is not served here");
 }
 
+std::string Core::assistant_id_of(const std::string& id_or_graph) const {
+  if (assistants_.count(id_or_graph)) return id_or_graph;
+  for (const GraphEntry& g : graphs_)
+    if (g.id == id_or_graph && assistants_.count(system_assistant_id(g.id))) return system_assistant_id(g.id);
+  return id_or_graph;  // the caller answers 404
+}
+
 const json& Core::resolve_assistant(const std::string& id_or_graph) {
   auto it = assistants_.find(id_or_graph);
   if (it != assistants_.end()) return it->second;
@@ -254,7 +261,7 @@ json Core::create_assistant(const json& body) {
   }
   std::string now = now_iso();
   std::string name = body.contains("name") && body["name"].is_string() && !body["name"].get_ref<const std::string&>().empty()
-                         ? body["name"].get<std::string>() : graph_id;
+                         ? body["name"].get<std::string>() : std::string("Untitled");  // as the reference
   json a = {{"assistant_id", id},        {"graph_id", graph_id},   {"config", obj("config")},
             {"context", obj("context")}, {"metadata", obj("metadata")}, {"version", 1},
             {"name", name},              {"description", body.value("description", json(nullptr))},
@@ -280,9 +287,10 @@ void Core::store_assistant(const json& assistant, const json& version) {
   }
 }
 
-json Core::patch_assistant(const std::string& id, const json& body) {
+json Core::patch_assistant(const std::string& id_or_graph, const json& body) {
   require_object(body, "assistant update");
   std::lock_guard lock(mutex_);
+  const std::string id = assistant_id_of(id_or_graph);
   auto it = assistants_.find(id);
   if (it == assistants_.end()) throw HttpError(404, "Assistant " + id + " not found");
   json a = it->second;  // in memory once stored
@@ -306,10 +314,12 @@ json Core::patch_assistant(const std::string& id, const json& body) {
   return it->second = std::move(a);
 }
 
-void Core::delete_assistant(const std::string& id, bool delete_threads) {
+std::string Core::delete_assistant(const std::string& id_or_graph, bool delete_threads) {
   std::vector<std::string> threads;
+  std::string id;
   {
     std::lock_guard lock(mutex_);
+    id = assistant_id_of(id_or_graph);
     if (!assistants_.count(id)) throw HttpError(404, "Assistant " + id + " not found");
     assistants_.erase(id);
     records_->remove("assistants", id);
@@ -321,12 +331,15 @@ void Core::delete_assistant(const std::string& id, bool delete_threads) {
   }
   crons_->remove_for("assistant_id", id);
   for (const auto& tid : threads) delete_thread(tid);
+  return id;
 }
 
-json Core::assistant_versions(const std::string& id, const json& body) {
+json Core::assistant_versions(const std::string& id_or_graph, const json& body) {
   require_object(body, "assistant versions");
+  std::string id;
   {
     std::lock_guard lock(mutex_);
+    id = assistant_id_of(id_or_graph);
     if (!assistants_.count(id)) throw HttpError(404, "Assistant " + id + " not found");
   }
   std::vector<json> versions = records_->find("assistant_versions", json{{"assistant_id", id}});
@@ -339,12 +352,13 @@ json Core::assistant_versions(const std::string& id, const json& body) {
   return page(std::move(hits), b, "version", nullptr);
 }
 
-json Core::set_latest_assistant(const std::string& id, const json& body) {
+json Core::set_latest_assistant(const std::string& id_or_graph, const json& body) {
   require_object(body, "assistant latest");
   if (!body.contains("version") || !body["version"].is_number_integer())
     throw HttpError(422, "assistant latest: 'version' must be an integer");
   int version = body["version"];
   std::lock_guard lock(mutex_);
+  const std::string id = assistant_id_of(id_or_graph);
   auto it = assistants_.find(id);
   if (it == assistants_.end()) throw HttpError(404, "Assistant " + id + " not found");
   json v = records_->get("assistant_versions", id + ":" + std::to_string(version));
@@ -363,7 +377,9 @@ json Core::search_assistants(const json& body, std::size_t* total) {
   std::vector<const json*> hits;
   for (const auto& [id, a] : assistants_) {
     if (body.contains("graph_id") && body["graph_id"].is_string() && a["graph_id"] != body["graph_id"]) continue;
-    if (body.contains("name") && body["name"].is_string() && a["name"] != body["name"]) continue;
+    if (body.contains("name") && body["name"].is_string() &&
+        !contains_ignoring_case(a.value("name", std::string()), body["name"].get<std::string>()))
+      continue;
     if (body.contains("metadata") && !contains(a["metadata"], body["metadata"])) continue;
     hits.push_back(&a);
   }
@@ -581,6 +597,8 @@ json Core::update_state(const std::string& id, const json& body) {
   }
   auto graph = graph_of_thread(thread);
   RunConfig cfg{.thread_id = id};
+  // As the reference: the update's checkpoint names the graph, so history filters by graph_id find it.
+  cfg.metadata = json{{"graph_id", thread["metadata"]["graph_id"]}};
   if (body.contains("checkpoint_id") && body["checkpoint_id"].is_string()) cfg.checkpoint_id = body["checkpoint_id"].get<std::string>();
   if (body.contains("checkpoint") && body["checkpoint"].is_object()) {
     const json& c = body["checkpoint"];

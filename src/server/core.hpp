@@ -95,7 +95,8 @@ class Core {
   json create_assistant(const json& body);
   /// A new version: the fields given replace the assistant's (metadata is merged).
   json patch_assistant(const std::string& id, const json& body);
-  void delete_assistant(const std::string& id, bool delete_threads);
+  /// Returns the id of the assistant deleted.
+  std::string delete_assistant(const std::string& id, bool delete_threads);
   json assistant_versions(const std::string& id, const json& body);
   json set_latest_assistant(const std::string& id, const json& body);
 
@@ -170,6 +171,8 @@ class Core {
   void store_assistant(const json& assistant, const json& version);
   const GraphEntry& graph_entry(const std::string& graph_id) const;
   const json& resolve_assistant(const std::string& id_or_graph);
+  /// The assistant id `id_or_graph` names: itself, or a served graph's system assistant (mutex_ held).
+  std::string assistant_id_of(const std::string& id_or_graph) const;
   static json version_of(const json& assistant);
   CompiledStateGraph graph_for(const std::string& graph_id, const json& config, const json& context);
   CompiledStateGraph graph_of_thread(const json& thread);

@@ -207,8 +207,8 @@ Routes::Action Routes::dispatch(Request& req, const json& body) {
   if (m == "POST" && is({"assistants"})) return ok(core_.create_assistant(body));
   if (m == "PATCH" && is({"assistants", "*"})) return ok(core_.patch_assistant(p[1], body));
   if (m == "DELETE" && is({"assistants", "*"})) {
-    core_.delete_assistant(p[1], req.query.count("delete_threads") && truthy(req.query.at("delete_threads")));
-    return Action::of(Reply{204, "", "", {}});
+    // As the reference: 200 with the deleted assistant's id in a list (the SDK returns it).
+    return ok(json::array({core_.delete_assistant(p[1], req.query.count("delete_threads") && truthy(req.query.at("delete_threads")))}));
   }
   if (m == "POST" && is({"assistants", "*", "versions"})) return ok(core_.assistant_versions(p[1], body));
   if (m == "POST" && is({"assistants", "*", "latest"})) return ok(core_.set_latest_assistant(p[1], body));

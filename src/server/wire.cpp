@@ -5,6 +5,7 @@
 #include <boost/uuid/uuid_io.hpp>
 #include <cxxabi.h>
 #include <algorithm>
+#include <cctype>
 #include <typeinfo>
 
 #include "internal/ids.hpp"
@@ -77,6 +78,12 @@ json deep_merge(json base, const json& over) {
     else base[it.key()] = *it;
   }
   return base;
+}
+
+bool contains_ignoring_case(std::string_view text, std::string_view part) {
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  return std::search(text.begin(), text.end(), part.begin(), part.end(),
+                     [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
 }
 
 bool contains(const json& doc, const json& filter) {

@@ -45,6 +45,8 @@ std::string now_iso();
 json deep_merge(json base, const json& over);
 /// Every key of `filter` is in `doc` with an equal value (objects: recursively contained).
 bool contains(const json& doc, const json& filter);
+/// `part` occurs in `text`, ASCII letters compared without case (the reference's name filter).
+bool contains_ignoring_case(std::string_view text, std::string_view part);
 /// The ThreadState shape of a snapshot.
 json state_wire(const StateSnapshot& s);
 /// The ThreadState of a thread that never ran.

@@ -41,7 +41,6 @@ TEST(Compile, EveryProblemReportedAtOnce) {
   g.add_node("", tracer("e"));
   g.add_node("nofn", sp::NodeFn{});
   g.add_node("__interrupt__", tracer("i"));
-  g.add_node("x", tracer("x"));
   g.add_node("k", tracer("k"), {.input_keys = {"ghost"}, .output_keys = {"phantom"}, .ends = {"nowhere"}});
   g.add_edge(sp::START, "missing");
   g.add_edge("unknown_src", "a");
@@ -65,7 +64,6 @@ TEST(Compile, EveryProblemReportedAtOnce) {
       "node with an empty name",
       "node 'nofn' has no function",
       "node '__interrupt__': name is reserved",
-      "node 'x': name is already used as a state key",
       "node 'k': input key 'ghost' is not a state key",
       "node 'k': output key 'phantom' is not a state key",
       "node 'k': destination 'nowhere' in ends is not a node",

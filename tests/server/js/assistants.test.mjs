@@ -58,6 +58,26 @@ test("unknown assistants are 404", async () => {
   assert.deepEqual(await c.assistants.search({ graphId: "no-such-graph" }), []);
 });
 
+test("a graph id names its system assistant for update, getVersions and setLatest; name search is a case-blind substring; a new assistant without a name is Untitled", async () => {
+  const system = await c.assistants.get("join");
+  const updated = await c.assistants.update("join", { metadata: { touched: true } });
+  assert.equal(updated.assistant_id, system.assistant_id);
+  assert.equal(updated.version, system.version + 1);
+  const versions = await c.assistants.getVersions("join");
+  assert.equal(versions[0].version, updated.version);
+  const back = await c.assistants.setLatest("join", system.version);
+  assert.equal(back.assistant_id, system.assistant_id);
+  assert.equal(back.version, system.version);
+  const unnamed = await c.assistants.create({ graphId: "join" });
+  assert.equal(unnamed.name, "Untitled");
+  const named = await c.assistants.create({ graphId: "join", name: "Case Blind Finder" });
+  const hits = await c.assistants.search({ name: "blind find" });
+  assert.ok(hits.some((x) => x.assistant_id === named.assistant_id));
+  assert.ok(!hits.some((x) => x.assistant_id === unnamed.assistant_id));
+  assert.ok((await c.assistants.count({ name: "BLIND" })) >= 1);
+  for (const a of [unnamed, named]) await c.assistants.delete(a.assistant_id);
+});
+
 test("assistants.create, update (a new version each time), getVersions, setLatest, runs use its config, delete", async () => {
   const a = await c.assistants.create({
     graphId: "loop", name: "looper", config: { configurable: { k: 1 } }, metadata: { team: "a" },
@@ -87,7 +107,8 @@ test("assistants.create, update (a new version each time), getVersions, setLates
   assert.equal(out.count, 2);
   const found = await c.assistants.search({ graphId: "loop", metadata: { team: "a" } });
   assert.ok(found.some((x) => x.assistant_id === a.assistant_id));
-  await c.assistants.delete(a.assistant_id);
+  // The deleted assistant's id comes back in a list, as the reference answers.
+  assert.deepEqual(await c.assistants.delete(a.assistant_id), [a.assistant_id]);
   await rejectsHttp(c.assistants.get(a.assistant_id), 404);
   // superstep refuses an assistant of a graph it does not serve (the reference accepts it, and
   // its runs fail later)

@@ -179,6 +179,7 @@ test("updateState as_node approve skips the interrupt; next is publish; input nu
   assert.deepEqual(s.tasks.map((t) => [t.name, t.interrupts]), [["publish", []]]);
   assert.equal(s.metadata.source, "update");
   assert.equal(s.metadata.step, 2);
+  assert.equal(s.metadata.graph_id, "approval"); // as the reference: history filters by graph find updates
   assert.deepEqual((await c.threads.get(threadId)).values, s.values, "thread.values follows the update");
 
   const done = await c.runs.wait(threadId, "approval", { input: null });
