@@ -351,7 +351,19 @@ void Core::start_locked(const std::shared_ptr<RunSlot>& run) {
   // where the run is already marked running.)
   std::string graph_id = string_at(assistant, "graph_id");
   if (graph_id.empty()) graph_id = string_at(threads_[tid]["metadata"], "graph_id");
-  cfg.metadata = doc["metadata"];
+  // Checkpoint metadata as the reference server writes it: the assistant's and the thread's
+  // metadata under the run's own, the run's scalar `configurable` values, then the graph and
+  // assistant, so history filters by any of them find the run's checkpoints.
+  cfg.metadata = json::object();
+  for (const json* m : {&assistant, static_cast<const json*>(&threads_[tid])})
+    if (m->contains("metadata") && (*m)["metadata"].is_object())
+      for (const auto& [k, v] : (*m)["metadata"].items()) cfg.metadata[k] = v;
+  if (doc["metadata"].is_object())
+    for (const auto& [k, v] : doc["metadata"].items()) cfg.metadata[k] = v;
+  if (cfg.configurable.is_object())
+    for (const auto& [k, v] : cfg.configurable.items())
+      if (k.rfind("__", 0) != 0 && (v.is_string() || v.is_number() || v.is_boolean()) && !cfg.metadata.contains(k))
+        cfg.metadata[k] = v;
   cfg.metadata["graph_id"] = graph_id;
   cfg.metadata["assistant_id"] = doc["assistant_id"];
   std::string durability = kw.value("durability", std::string("sync"));

@@ -104,3 +104,16 @@ test("threads.copy makes a new thread with the metadata and the whole history", 
   assert.ok(out.published.startsWith("PUBLISHED"));
   assert.deepEqual((await c.threads.getState(t.thread_id)).next, ["approve"]);
 });
+
+test("checkpoint metadata holds the assistant's and the thread's metadata and the run's configurable values, as the reference", async () => {
+  const a = await c.assistants.create({ graphId: "loop", metadata: { am: 1 }, config: { configurable: { k: 1 } } });
+  const t = await c.threads.create({ metadata: { tm: 1 } });
+  await c.runs.wait(t.thread_id, a.assistant_id, { input: { target: 1 }, config: { configurable: { j: 2 } }, metadata: { rm: 3 } });
+  const all = await c.threads.getHistory(t.thread_id);
+  assert.ok(all.length > 0);
+  for (const filter of [{ am: 1 }, { tm: 1 }, { k: 1 }, { j: 2 }, { rm: 3 }, { graph_id: "loop" }, { assistant_id: a.assistant_id }]) {
+    const hits = await c.threads.getHistory(t.thread_id, { metadata: filter });
+    assert.equal(hits.length, all.length, JSON.stringify(filter));
+  }
+  await c.assistants.delete(a.assistant_id);
+});
