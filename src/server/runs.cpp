@@ -280,13 +280,14 @@ Core::Created Core::create_run(const std::optional<std::string>& thread_id, cons
   runs_[rid] = slot;
   enqueue_locked(slot);
   log_line("run " + rid + " created on thread " + tid + " (graph " + assistant["graph_id"].get<std::string>() + ")");
+  json as_created = slot->doc;  // answered as created, `pending`, as the reference (it may start at once below)
   schedule_locked();
   if (after_seconds > 0)
     arm_timer(slot->not_before, [this] {
       std::lock_guard l(mutex_);
       schedule_locked();
     });
-  return {slot->doc, slot->log};
+  return {std::move(as_created), slot->log};
 }
 
 void Core::enqueue_locked(const std::shared_ptr<RunSlot>& run) {
