@@ -135,6 +135,7 @@ std::vector<StateSnapshot> CompiledStateGraph::get_state_history(const RunConfig
   CheckpointQuery q;
   q.thread_id = config.thread_id;
   q.checkpoint_ns = config.checkpoint_ns;
+  q.checkpoint_id = config.checkpoint_id;  // as LangGraph: a config naming a checkpoint lists that one only
   q.filter = filter;
   q.before = std::move(before);
   q.limit = limit;

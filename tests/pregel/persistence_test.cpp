@@ -96,6 +96,22 @@ void expect_history_reads_like_each_checkpoint(const sp::CompiledStateGraph& app
 
 // As LangGraph: what a node writes to an UntrackedValue key is never stored, not as the
 // task's pending write and not inside the argument of a Send it makes.
+// As LangGraph (checked on LangGraph.js 1.7.3): a history read with a config naming a
+// checkpoint lists that checkpoint only, the same snapshot get_state gives.
+TEST_P(Persistence, AHistoryOfAConfigNamingACheckpointListsThatOneOnly) {
+  auto app = chain(saver);
+  app.invoke(json{{"n", 1}}, cfg("one"));
+  auto all = app.get_state_history(cfg("one"));
+  ASSERT_EQ(all.size(), 5u);
+  for (std::size_t i : {std::size_t{0}, std::size_t{2}, all.size() - 1}) {
+    sp::RunConfig at = cfg("one");
+    at.checkpoint_id = all[i].config.checkpoint_id;
+    auto one = app.get_state_history(at);
+    ASSERT_EQ(one.size(), 1u) << i;
+    EXPECT_EQ(one[0].to_json(), all[i].to_json()) << i;
+  }
+}
+
 TEST_P(Persistence, WritesToAnUntrackedKeyAreNeverStored) {
   sp::StateSchema s = trace_schema();
   s.field(sp::FieldSpec{"u", std::nullopt, std::nullopt, sp::ChannelKind::untracked});
