@@ -278,9 +278,15 @@ void PregelLoop::collect_parts() {
 
 void PregelLoop::finish_step() {
   runner_.end_step();
-  // A failed task fails the step: nothing is applied. The first failure in plan order wins.
+  // A failed task fails the step: nothing is applied. The first failure in plan order wins, and
+  // a failure wins over a subgraph node's Command to the parent (as LangGraph raises node errors
+  // before bubbling a Command up), which would otherwise hide it.
+  const ExecutableTask* failed = nullptr;
+  for (const auto& t : s_.tasks)
+    if (t->error && (!failed || (holds<ParentCommand>(failed->error) && !holds<ParentCommand>(t->error))))
+      failed = t.get();
   for (const auto& t : s_.tasks) {
-    if (!t->error) continue;
+    if (t.get() != failed) continue;
     phase_ = Phase::done;
     if (!t->error_from_node) std::rethrow_exception(t->error);
     // A subgraph's failure is already a NodeError naming the node inside it that failed, whose

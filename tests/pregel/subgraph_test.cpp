@@ -555,4 +555,27 @@ TEST(SubgraphStreams, MessagesAreShownOnceAndInputMessagesNotAtAll) {
   }
 }
 
+// A step of a subgraph in which one node sends a Command to the parent and another fails:
+// the failure is the step's, whatever the plan order (as LangGraph raises node errors before
+// bubbling a Command up); before, a Command first in plan order hid the failure.
+TEST(SubgraphCommands, AFailureBesideACommandToTheParentIsRaised) {
+  for (const std::string jumper : {"a_jump", "c_jump"}) {
+    sp::StateGraph child(foo_log_schema());
+    child.add_node(jumper, [](const sp::State&) -> sp::NodeResult {
+      return sp::Command{.update = {{"log", {"jump"}}}, .go_to = "target", .graph = sp::Command::PARENT};
+    });
+    child.add_node("b_fail", [](const sp::State&) -> sp::NodeResult { throw std::runtime_error("b_fail broke"); });
+    child.add_edge(sp::START, jumper).add_edge(sp::START, "b_fail");
+    sp::StateGraph parent(foo_log_schema());
+    parent.add_node("sub", child.compile(), {.ends = {"target"}}).add_node("target", logger("target"));
+    parent.add_edge(sp::START, "sub");
+    try {
+      parent.compile().invoke(json::object());
+      FAIL() << jumper << ": the failure was lost";
+    } catch (const sp::NodeError& e) {
+      EXPECT_NE(std::string(e.what()).find("b_fail broke"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
