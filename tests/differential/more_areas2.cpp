@@ -12,18 +12,6 @@
 namespace {
 using namespace diff;
 
-sp::RunConfig with_subgraphs(sp::RunConfig cfg = thread()) {
-  cfg.subgraphs = true;
-  return cfg;
-}
-
-sp::RunConfig at_config(const sp::CheckpointConfig& c) {
-  sp::RunConfig r = thread(c.thread_id);
-  r.checkpoint_ns = c.checkpoint_ns;
-  r.checkpoint_id = c.checkpoint_id;
-  return r;
-}
-
 std::map<std::string, std::string> ids_by_value(const sp::CompiledStateGraph& app, const sp::RunConfig& cfg = thread()) {
   std::map<std::string, std::string> ids;
   for (const auto& t : app.get_state(cfg).tasks)

@@ -22,11 +22,6 @@ using namespace diff;
 /// subgraph runs its tasks, so they finish in plan order too).
 sp::CompileOptions sub_opts() { return {.executor = diff::one_worker()}; }
 
-sp::RunConfig with_subgraphs(sp::RunConfig cfg = thread()) {
-  cfg.subgraphs = true;
-  return cfg;
-}
-
 /// A node writing `chunk` to the custom stream, then appending its name to `trace`.
 sp::NodeFn writer(const std::string& name, json chunk) {
   return [name, chunk](const sp::State&, sp::Runtime& rt) {

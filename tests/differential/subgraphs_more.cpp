@@ -19,18 +19,6 @@ sp::NodeFn counted(const std::string& name, std::shared_ptr<std::atomic<int>> ru
   };
 }
 
-sp::RunConfig with_subgraphs(sp::RunConfig cfg = thread()) {
-  cfg.subgraphs = true;
-  return cfg;
-}
-
-sp::RunConfig at_config(const sp::CheckpointConfig& c) {
-  sp::RunConfig r = thread(c.thread_id);
-  r.checkpoint_ns = c.checkpoint_ns;
-  r.checkpoint_id = c.checkpoint_id;
-  return r;
-}
-
 sp::NodeFn asker(const std::string& prefix, const std::string& question) {
   return [prefix, question](const sp::State&, sp::Runtime& rt) {
     return json{{"trace", {prefix + sp::interrupt(rt, question).get<std::string>()}}};

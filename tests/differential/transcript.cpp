@@ -32,6 +32,18 @@ sp::RunConfig thread(const std::string& id) {
   return c;
 }
 
+sp::RunConfig with_subgraphs(sp::RunConfig cfg) {
+  cfg.subgraphs = true;
+  return cfg;
+}
+
+sp::RunConfig at_config(const sp::CheckpointConfig& c) {
+  sp::RunConfig r = thread(c.thread_id);
+  r.checkpoint_ns = c.checkpoint_ns;
+  r.checkpoint_id = c.checkpoint_id;
+  return r;
+}
+
 void emit(const json& line) { std::cout << line.dump() << "\n" << std::flush; }
 
 void note(const std::string& text) { emit(json{{"note", text}}); }

@@ -51,6 +51,10 @@ struct Register {
 
 /// A RunConfig on thread `id`.
 sp::RunConfig thread(const std::string& id = "t1");
+/// `cfg` with RunConfig::subgraphs set.
+sp::RunConfig with_subgraphs(sp::RunConfig cfg = thread());
+/// The config naming checkpoint `c` (its thread, namespace and id).
+sp::RunConfig at_config(const sp::CheckpointConfig& c);
 
 void emit(const json& line);
 /// {"error": {"name": <LangGraph class>}} or {"error": {"node_error": <cause>}}.
