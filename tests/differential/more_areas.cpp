@@ -276,43 +276,28 @@ Register ma_msg_no_id{{"ma_msg_no_id", false, [](Ctx& c) {
   stream(g.compile(c.plain()), kHello, {}, {Mode::messages, Mode::values});
 }}};
 
-Register ma_msg_subgraph{{"ma_msg_subgraph", false, [](Ctx& c) {
+/// sub (inner returns s-1) -> after (returns p-2), the subgraph compiled with `sub_options`,
+/// streamed with and without `subgraphs` in messages and updates modes.
+void stream_msg_subgraph(Ctx& c, sp::CompileOptions sub_options) {
   sp::StateGraph sg(msgs_schema());
   sg.add_node("inner", [](const sp::State&) { return json{{"messages", json::array({msg("ai", "from inner", "s-1")})}}; });
   sg.add_edge(sp::START, "inner");
-  auto sub = sg.compile();  // the shared pool: on the parent's one-worker pool it hangs (ma_sub_same_pool)
   sp::StateGraph g(msgs_schema());
-  g.add_node("sub", sub);
+  g.add_node("sub", sg.compile(std::move(sub_options)));
   g.add_node("after", [](const sp::State&) { return json{{"messages", json::array({msg("ai", "after", "p-2")})}}; });
   g.add_edge(sp::START, "sub").add_edge("sub", "after");
   auto app = g.compile(c.plain());
-  sp::RunConfig with_subgraphs;
-  with_subgraphs.subgraphs = true;
-  stream(app, kHello, with_subgraphs, {Mode::messages, Mode::updates});
+  stream(app, kHello, with_subgraphs({}), {Mode::messages, Mode::updates});
   stream(app, kHello, {}, {Mode::messages, Mode::updates});
-}}};
+}
 
+Register ma_msg_subgraph{{"ma_msg_subgraph", false, [](Ctx& c) { stream_msg_subgraph(c, {}); }}};  // the shared pool
+
+// The same on the parent's one-worker pool (it hung before the subgraph's task ran its tasks).
 Register ma_msg_subgraph_pool{{"ma_msg_subgraph_pool", false, [](Ctx& c) {
-  sp::StateGraph sg(msgs_schema());
-  sg.add_node("inner", [](const sp::State&) { return json{{"messages", json::array({msg("ai", "from inner", "s-1")})}}; });
-  sg.add_edge(sp::START, "inner");
-  auto sub = sg.compile(c.plain());  // the parent's one-worker pool
-  sp::StateGraph g(msgs_schema());
-  g.add_node("sub", sub);
-  g.add_node("after", [](const sp::State&) { return json{{"messages", json::array({msg("ai", "after", "p-2")})}}; });
-  g.add_edge(sp::START, "sub").add_edge("sub", "after");
-  auto app = g.compile(c.plain());
-  sp::RunConfig with_subgraphs;
-  with_subgraphs.subgraphs = true;
-  with_deadline(20, [&] {
-    stream(app, kHello, with_subgraphs, {Mode::messages, Mode::updates});
-    stream(app, kHello, {}, {Mode::messages, Mode::updates});
-  });
+  with_deadline(20, [&] { stream_msg_subgraph(c, c.plain()); });
 }}};
-}  // namespace
 
-namespace {
-/// A subgraph of two parallel nodes compiled on the same one-worker executor as its parent.
 Register ma_sub_same_pool{{"ma_sub_same_pool", false, [](Ctx& c) {
   sp::StateGraph sg(trace_schema());
   sg.add_node("x", tracer("x")).add_node("y", tracer("y"));
