@@ -76,12 +76,17 @@ int main(int argc, char** argv) {
     else if (a == "--io-threads") o.io_threads = std::stoul(argv[i + 1]);
     else if (a == "--exclusive-db") o.exclusive_database = std::string(argv[i + 1]) == "1";
   }
-  sp::server::Server server(o);
-  server.add_graph("seq3", seq3);
-  server.add_graph("stream", stream);
-  server.add_graph("sleep", sleep_graph);
-  server.start();
-  std::cout << server.url() << std::endl;
-  server.run();
-  server.stop();
+  try {
+    sp::server::Server server(o);
+    server.add_graph("seq3", seq3);
+    server.add_graph("stream", stream);
+    server.add_graph("sleep", sleep_graph);
+    server.start();
+    std::cout << server.url() << std::endl;
+    server.run();
+    server.stop();
+  } catch (const std::exception& e) {
+    std::cerr << "superstep-bench-server: " << e.what() << std::endl;
+    return 1;
+  }
 }

@@ -3,6 +3,7 @@
 // CompileOptions::executor names another. Thread-safe: submit may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -30,6 +31,18 @@ class ThreadPool {
   void submit(Job job);
   std::size_t size() const noexcept { return threads_.size(); }
 
+  /// Whether the calling thread is one of this pool's workers.
+  bool on_worker() const noexcept;
+  /// For a job that must wait for other jobs of its own pool (a run waiting for its step's
+  /// tasks, a coroutine's continuation among them): runs queued jobs on the calling worker until
+  /// `done()` is true, instead of blocking the worker they may need. `done` is called under the
+  /// pool's lock; whoever makes it true calls wake_helpers() afterwards.
+  void help_until(const std::function<bool()>& done);
+  /// Whether a worker is inside help_until() (a cheap check before wake_helpers()).
+  bool has_helpers() const noexcept { return helpers_.load(std::memory_order_relaxed) > 0; }
+  /// Wakes the workers inside help_until() to check their `done` again.
+  void wake_helpers();
+
   /// The process-wide pool, created on first use with one worker per core (at least 2).
   static std::shared_ptr<ThreadPool> shared();
 
@@ -37,7 +50,8 @@ class ThreadPool {
   void work();
 
   std::mutex mutex_;                 // guards queue_ and stopping_
-  std::condition_variable ready_;
+  std::condition_variable ready_;    // a job was queued, or the pool stops, or wake_helpers()
+  std::atomic<int> helpers_{0};      // workers inside help_until(); changed under mutex_
   std::deque<Job> queue_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;

@@ -104,6 +104,7 @@ void PregelLoop::init(const std::vector<StreamMode>& modes) {
   const Program& g = *s_.g;
   const RunConfig& config = s_.config;
   s_.out.set_modes(modes);
+  s_.out.run_on(g.executor);
   if (s_.parent && s_.parent->out) {
     // A subgraph's parts go straight into the parent's stream, from the thread that emits them.
     s_.out.forward_to(

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "superstep/executor.hpp"
 #include "superstep/stream.hpp"
 
 namespace superstep::internal {
@@ -36,6 +38,11 @@ class Outbox {
   }
   bool forwards() const noexcept { return static_cast<bool>(forward_); }
 
+  /// The pool that runs the step's tasks. A consumer that is one of its workers (a subgraph's
+  /// run inside a task, a graph invoked from a node) runs the pool's jobs while it waits: one of
+  /// them may be the step's own task (a coroutine's continuation) with no other worker free.
+  void run_on(std::shared_ptr<ThreadPool> pool) { pool_ = std::move(pool); }
+
   /// A part, when its mode is wanted.
   void emit(StreamMode mode, json data) { emit_part(StreamPart{mode, {}, std::move(data)}); }
   void emit_part(StreamPart part) {
@@ -46,13 +53,16 @@ class Outbox {
       return forward_(std::move(one));
     }
     std::function<void()> wake;
+    std::shared_ptr<ThreadPool> helping;
     {
       std::lock_guard lock(mutex_);
       parts_.push_back(std::move(part));
       wake = std::move(wake_);
       wake_ = nullptr;
+      helping = helping_pool();
     }
     cv_.notify_all();
+    if (helping) helping->wake_helpers();
     if (wake) wake();
   }
   /// Parts yielded one after the other, with no other thread's part in between (those wanted).
@@ -61,13 +71,16 @@ class Outbox {
     if (parts.empty()) return;
     if (forward_) return forward_(std::move(parts));
     std::function<void()> wake;
+    std::shared_ptr<ThreadPool> helping;
     {
       std::lock_guard lock(mutex_);
       for (StreamPart& p : parts) parts_.push_back(std::move(p));
       wake = std::move(wake_);
       wake_ = nullptr;
+      helping = helping_pool();
     }
     cv_.notify_all();
+    if (helping) helping->wake_helpers();
     if (wake) wake();
   }
   /// `messages` mode: records a message id as sent; false when it was sent before.
@@ -86,6 +99,7 @@ class Outbox {
   /// The step's last task finished (any thread): wakes the consumer and an asynchronous one.
   void step_done() {
     std::function<void()> wake, then;
+    std::shared_ptr<ThreadPool> helping;  // held: once unlocked, this outbox may be gone
     {
       std::lock_guard lock(mutex_);
       step_done_ = true;
@@ -93,8 +107,10 @@ class Outbox {
       wake_ = nullptr;
       then = std::move(then_);
       then_ = nullptr;
+      helping = helping_pool();
       cv_.notify_all();
     }
+    if (helping) helping->wake_helpers();
     if (wake) wake();
     if (then) then();  // last: it may hand the run to another thread to destroy
   }
@@ -120,6 +136,13 @@ class Outbox {
     return true;
   }
   void wait_step_done() {
+    if (pool_ && pool_->on_worker()) {
+      pool_->help_until([&] {
+        std::lock_guard lock(mutex_);
+        return step_done_;
+      });
+      return;
+    }
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return step_done_; });
   }
@@ -131,6 +154,12 @@ class Outbox {
       move_parts(ready);
       return true;
     }
+    if (pool_ && pool_->on_worker()) {
+      pool_->help_until([&] {
+        std::lock_guard lock(mutex_);
+        return step_done_ || !parts_.empty();
+      });
+    }
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return step_done_ || !parts_.empty(); });
     move_parts(ready);
@@ -138,6 +167,11 @@ class Outbox {
   }
 
  private:
+  /// Under mutex_, after the change a helper waits for: the pool to wake, if a worker helps it
+  /// (help_until counts its helpers before it first checks, under this mutex: none is missed).
+  std::shared_ptr<ThreadPool> helping_pool() const {
+    return pool_ && pool_->has_helpers() ? pool_ : nullptr;
+  }
   void move_parts(std::deque<StreamPart>& ready) {
     while (!parts_.empty()) {
       ready.push_back(std::move(parts_.front()));
@@ -155,6 +189,7 @@ class Outbox {
   bool step_done_ = false;
   std::function<void(std::vector<StreamPart>)> forward_;  // a subgraph's: the parent's outbox
   Outbox* ids_ = nullptr;                                  // a subgraph's: where sent message ids are
+  std::shared_ptr<ThreadPool> pool_;                       // run_on
 };
 
 }  // namespace superstep::internal

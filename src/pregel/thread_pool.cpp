@@ -15,7 +15,33 @@ namespace {
 // owner: a dropped AsyncStream's run, released on the pool, holds its graph, which holds the
 // pool): the worker then returns without touching the pool again.
 thread_local bool* t_pool_gone = nullptr;
+thread_local const ThreadPool* t_worker_of = nullptr;  // the pool whose worker this thread is
 }  // namespace
+
+bool ThreadPool::on_worker() const noexcept { return t_worker_of == this; }
+
+void ThreadPool::help_until(const std::function<bool()>& done) {
+  std::unique_lock lock(mutex_);
+  helpers_.fetch_add(1, std::memory_order_relaxed);
+  while (!done()) {
+    if (queue_.empty()) {
+      ready_.wait(lock);
+      continue;
+    }
+    Job job = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    job();
+    job = nullptr;  // what the job owned goes before the lock is taken again
+    lock.lock();
+  }
+  helpers_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void ThreadPool::wake_helpers() {
+  std::lock_guard lock(mutex_);
+  ready_.notify_all();
+}
 
 ThreadPool::~ThreadPool() {
   {
@@ -59,6 +85,7 @@ void ThreadPool::submit(Job job) {
 void ThreadPool::work() {
   bool gone = false;
   t_pool_gone = &gone;
+  t_worker_of = this;
   for (;;) {
     {
       Job job;

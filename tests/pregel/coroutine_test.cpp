@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <latch>
 #include <set>
 #include <thread>
 
@@ -336,4 +340,40 @@ TEST(AStream, HundredsOfOpenStreamsShareTwoWorkerThreads) {
   auto all = sp::sync_wait(sp::when_all(std::move(streams)));
   EXPECT_EQ(peak, kStreams);
   for (const auto& parts : all) EXPECT_EQ(parts.size(), 2u);
+}
+
+TEST(Coroutine, AGraphInvokedFromANodeOnItsPoolsOnlyWorkerStillResumesItsCoroutines) {
+  // The outer step's two nodes wait for each other, so one runs on the caller's thread and the
+  // other on the pool's only worker. Each invokes a graph of the same pool whose coroutine node
+  // resumes through that pool: the worker, waiting for that inner step, runs the pool's jobs
+  // meanwhile (before, it slept, and the continuation queued behind it never ran).
+  auto workers = pool(1);
+  sp::StateGraph inner(trace_schema());
+  inner.add_node("wait", [](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    co_await sp::sleep_for(rt, 2ms);
+    co_return json{{"trace", {"wait"}}};
+  });
+  inner.add_node("plain", tracer("plain"));
+  inner.add_edge(sp::START, "wait").add_edge(sp::START, "plain");
+  auto inner_app = inner.compile({.executor = workers});
+  std::latch both_started(2);
+  auto caller = [&](std::string name) {
+    return [&, name](const sp::State&) -> sp::NodeResult {
+      both_started.arrive_and_wait();
+      json out = inner_app.invoke(json::object());
+      return json{{"trace", {name + ":" + std::to_string(out["trace"].size())}}};
+    };
+  };
+  sp::StateGraph outer(trace_schema());
+  outer.add_node("left", caller("left")).add_node("right", caller("right"));
+  outer.add_edge(sp::START, "left").add_edge(sp::START, "right");
+  auto app = outer.compile({.executor = workers});
+  auto run = std::async(std::launch::async, [&] { return app.invoke(json::object()); });
+  if (run.wait_for(10s) != std::future_status::ready) {  // a hung run never returns: fail now
+    std::fprintf(stderr, "the run hung\n");
+    std::abort();
+  }
+  json trace = run.get()["trace"];
+  std::multiset<std::string> got(trace.begin(), trace.end());
+  EXPECT_EQ(got, (std::multiset<std::string>{"left:2", "right:2"}));
 }

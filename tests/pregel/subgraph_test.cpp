@@ -5,8 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include <superstep/messages/message.hpp>
 
@@ -529,6 +533,45 @@ TEST(SubgraphStreams, ParallelSubgraphsOnOneSharedWorkerStreamWithoutWaitingOnEa
   }
   EXPECT_EQ(chunks, (std::map<std::string, int>{{"s1", 1}, {"s2", 1}}));
   EXPECT_EQ(updates, 2);
+}
+
+// A subgraph's coroutine node resumes on the pool (its timer posts it there). With one worker,
+// that worker may be the very thread running the subgraph and waiting for the step to end: it
+// runs the pool's jobs while it waits (before, it slept and the run hung). Both graphs have a
+// coroutine node beside a plain one, streamed with `subgraphs` and without.
+TEST(SubgraphStreams, ACoroutineNodeOfASubgraphResumesWhenItsPoolsOnlyWorkerRunsTheSubgraph) {
+  using namespace std::chrono_literals;
+  auto sleeper = [](std::string name) {
+    return [name](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+      co_await sp::sleep_for(rt, 2ms);
+      co_return json{{"log", {name}}};
+    };
+  };
+  for (bool subgraphs : {true, false}) {
+    auto pool = std::make_shared<sp::ThreadPool>(1);
+    sp::StateGraph child(foo_log_schema());
+    child.add_node("inner_wait", sleeper("inner_wait")).add_node("inner_plain", logger("inner_plain"));
+    child.add_edge(sp::START, "inner_wait").add_edge(sp::START, "inner_plain");
+    sp::StateGraph parent(foo_log_schema());
+    parent.add_node("sub", child.compile({.executor = pool})).add_node("outer_wait", sleeper("outer_wait"));
+    parent.add_edge(sp::START, "sub").add_edge(sp::START, "outer_wait");
+    auto app = parent.compile({.executor = pool});
+    sp::RunConfig cfg;
+    cfg.subgraphs = subgraphs;
+    std::set<std::string> updated;  // "<namespace>/<node>"
+    auto run = std::async(std::launch::async, [&] {
+      for (const sp::StreamPart& p : app.stream(json::object(), cfg, {sp::StreamMode::updates}))
+        for (auto it = p.data.begin(); it != p.data.end(); ++it) updated.insert(ns_of(p) + "/" + it.key());
+    });
+    if (run.wait_for(10s) != std::future_status::ready) {  // a hung run never returns: fail now
+      std::fprintf(stderr, "the run hung (subgraphs %d)\n", subgraphs);
+      std::abort();
+    }
+    run.get();
+    std::set<std::string> expected{"/sub", "/outer_wait"};
+    if (subgraphs) expected.insert({"sub/inner_wait", "sub/inner_plain"});
+    EXPECT_EQ(updated, expected) << subgraphs;
+  }
 }
 
 // The messages stream of a subgraph: with `subgraphs`, a message the subgraph's node returns is
