@@ -4,15 +4,23 @@
 #include <deque>
 #include <mutex>
 
+#include "messages/message_chunks.hpp"
 #include "superstep/errors.hpp"
 #include "superstep/stream.hpp"
 
 namespace superstep {
 
 json ChatChunk::to_json() const {
+  // As LangChain's chunks: the tool calls its pieces make so far (arguments read as partial JSON).
+  json calls = json::array(), invalid = json::array();
+  if (!tool_call_chunks.empty()) {
+    json collapsed = internal::collapse_tool_call_chunks(tool_call_chunks);
+    calls = std::move(collapsed["tool_calls"]);
+    invalid = std::move(collapsed["invalid_tool_calls"]);
+  }
   return json{{"type", "AIMessageChunk"},      {"id", id},
               {"content", content},            {"tool_call_chunks", tool_call_chunks},
-              {"tool_calls", json::array()},   {"invalid_tool_calls", json::array()},
+              {"tool_calls", std::move(calls)}, {"invalid_tool_calls", std::move(invalid)},
               {"additional_kwargs", json::object()}, {"response_metadata", response_metadata},
               {"name", nullptr}};
 }

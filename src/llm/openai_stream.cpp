@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "internal/ids.hpp"
+#include "messages/message_chunks.hpp"
 #include "superstep/errors.hpp"
 
 namespace superstep::internal {
@@ -24,9 +25,25 @@ std::optional<json> parse_args(const std::string& text) {
   return args;
 }
 
+/// The arguments of a streamed tool call, as LangChain reads the pieces joined: trimmed, "{}"
+/// when empty, a text cut off at its end closed (partial JSON); nullopt unless an object.
+std::optional<json> parse_streamed_args(const std::string& text) {
+  std::optional<json> args = parse_partial_json(text.find_first_not_of(" \t\n\r\v\f") == std::string::npos ? "{}" : text);
+  if (!args || !args->is_object()) return std::nullopt;
+  return args;
+}
+
 /// LangChain's InvalidToolCall dict.
 json invalid_call(const std::string& name, const std::string& id, const std::string& args) {
   return json{{"type", "invalid_tool_call"}, {"id", id}, {"name", name}, {"args", args}, {"error", "Malformed args."}};
+}
+
+/// LangChain's tool-call chunk dict: `id` and `name` only in the piece that has them.
+json tool_call_piece(int index, std::string id, std::string name, std::string args) {
+  json piece{{"index", index}, {"args", std::move(args)}, {"type", "tool_call_chunk"}};
+  if (!id.empty()) piece["id"] = std::move(id);
+  if (!name.empty()) piece["name"] = std::move(name);
+  return piece;
 }
 
 std::string str(const json& obj, const char* key) {
@@ -239,11 +256,7 @@ void OpenAIStreamReader::event(std::string_view data, const std::function<void(c
     if (!p.id.empty()) call.id = p.id;
     call.name += p.name;
     call.args += p.args;
-    chunk.tool_call_chunks.push_back({{"index", index},
-                                      {"id", p.id.empty() ? json(nullptr) : json(std::move(p.id))},
-                                      {"name", p.name.empty() ? json(nullptr) : json(std::move(p.name))},
-                                      {"args", std::move(p.args)},
-                                      {"type", "tool_call_chunk"}});
+    chunk.tool_call_chunks.push_back(tool_call_piece(index, std::move(p.id), std::move(p.name), std::move(p.args)));
   }
   if (!finish_reason_.empty()) chunk.response_metadata["finish_reason"] = finish_reason_;
   content_ += chunk.content;
@@ -283,11 +296,7 @@ void OpenAIStreamReader::event_dom(std::string_view data, const std::function<vo
       if (!id.empty()) call.id = id;
       call.name += name;
       call.args += args;
-      chunk.tool_call_chunks.push_back({{"index", index},
-                                        {"id", id.empty() ? json(nullptr) : json(id)},
-                                        {"name", name.empty() ? json(nullptr) : json(name)},
-                                        {"args", args},
-                                        {"type", "tool_call_chunk"}});
+      chunk.tool_call_chunks.push_back(tool_call_piece(index, std::move(id), std::move(name), std::move(args)));
     }
   }
   if (!finish_reason_.empty()) chunk.response_metadata["finish_reason"] = finish_reason_;
@@ -306,7 +315,7 @@ Message OpenAIStreamReader::finish() {
     ToolCall call;
     call.id = c.id.empty() ? "call_" + uuid4() : c.id;
     call.name = c.name;
-    std::optional<json> args = parse_args(c.args);
+    std::optional<json> args = parse_streamed_args(c.args);
     if (!args) {
       invalid.push_back(invalid_call(call.name, call.id, c.args));
       continue;

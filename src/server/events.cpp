@@ -5,6 +5,7 @@
 // made of `messages/metadata`, `messages/partial` (the message so far) and `messages/complete`.
 #include <algorithm>
 
+#include "messages/message_chunks.hpp"
 #include "server/core.hpp"
 
 namespace superstep::server {
@@ -19,24 +20,6 @@ json checkpoint_of(const json& config) {
               {"checkpoint_ns", c.value("checkpoint_ns", json(""))},
               {"checkpoint_id", c.value("checkpoint_id", json(nullptr))},
               {"checkpoint_map", nullptr}};
-}
-
-/// `acc` with `chunk` appended: content concatenated, tool-call chunks collected, the rest taken
-/// from the newest chunk.
-void accumulate(json& acc, const json& chunk) {
-  if (acc.is_null()) {
-    acc = chunk;
-    return;
-  }
-  for (auto it = chunk.begin(); it != chunk.end(); ++it) {
-    if (it.key() == "content" && acc["content"].is_string() && it->is_string()) {
-      acc["content"] = acc["content"].get<std::string>() + it->get<std::string>();
-    } else if (it.key() == "tool_call_chunks" && acc["tool_call_chunks"].is_array() && it->is_array()) {
-      for (const json& c : *it) acc["tool_call_chunks"].push_back(c);
-    } else {
-      acc[it.key()] = *it;
-    }
-  }
 }
 
 }  // namespace
@@ -81,7 +64,7 @@ void Core::emit(RunSlot& run, const StreamPart& part) {
       if (run.messages_described.insert(id).second)
         run.log->append("messages/metadata" + suffix, dump_wire(json{{id, {{"metadata", metadata}}}}));
       json& acc = run.messages_partial[id];
-      accumulate(acc, chunk);
+      internal::concat_message_chunk(acc, chunk);  // LangChain's AIMessageChunk.concat
       run.log->append("messages/partial" + suffix, dump_wire(json::array({acc})));
     }
     return;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <vector>
 #include <superstep/llm/openai_chat_model.hpp>
 #include <superstep/superstep.hpp>
 
@@ -226,19 +227,29 @@ TEST(OpenAIChatModel, MalformedRepliesAreClearErrors) {
   });
   EXPECT_NE(what.find("the stream sent an event that is not JSON: {not json"), std::string::npos) << what;
 
-  // Streamed: a call whose pieces do not make JSON is invalid, the one beside it is kept.
+  // Streamed: a call whose pieces do not make JSON is invalid, the one beside it is kept; a
+  // text cut off at its end is closed, as LangChain.js reads its streamed pieces (partial JSON).
   ScriptedReply cut_args;
   cut_args.raw_events = {
-      R"({"id":"s","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"add","arguments":"{\"a\": 1"}}]}}]})",
+      R"({"id":"s","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"add","arguments":"{\"a\": 1}}"}}]}}]})",
       R"({"id":"s","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"add","arguments":"{\"a\": 2, \"b\": 3}"}}]}}]})",
+      R"({"id":"s","choices":[{"index":0,"delta":{"tool_calls":[{"index":2,"id":"call_c","type":"function","function":{"name":"add","arguments":"{\"a\": 4, \"b\": 5"}}]}}]})",
       R"({"id":"s","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]})", "[DONE]"};
   server.push(cut_args);
   sp::ChatStream s = llm.stream({sp::Message::human("q")});
-  for (auto& c : s) (void)c;
-  ASSERT_EQ(s.message().tool_calls.size(), 1u);
+  std::vector<json> chunks;
+  for (auto& c : s) chunks.push_back(c.to_json());
+  ASSERT_EQ(s.message().tool_calls.size(), 2u);
   EXPECT_EQ(s.message().tool_calls[0].id, "call_b");
+  EXPECT_EQ(s.message().tool_calls[1].id, "call_c");
+  EXPECT_EQ(s.message().tool_calls[1].args, (json{{"a", 4}, {"b", 5}}));
   ASSERT_EQ(s.message().invalid_tool_calls.size(), 1u);
-  EXPECT_EQ(s.message().invalid_tool_calls[0]["args"], "{\"a\": 1");
+  EXPECT_EQ(s.message().invalid_tool_calls[0]["args"], "{\"a\": 1}}");
+  // Each chunk's dict has the tool calls its own pieces make (LangChain's chunks do).
+  ASSERT_EQ(chunks.size(), 3u);
+  EXPECT_EQ(chunks[0]["invalid_tool_calls"].size(), 1u);
+  EXPECT_EQ(chunks[1]["tool_calls"], json::parse(R"([{"name":"add","args":{"a":2,"b":3},"id":"call_b","type":"tool_call"}])"));
+  EXPECT_EQ(chunks[2]["tool_calls"][0]["args"], (json{{"a", 4}, {"b", 5}}));
 }
 
 TEST(OpenAIChatModel, CutStreamsAreErrorsNeverShortReplies) {

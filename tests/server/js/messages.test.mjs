@@ -11,6 +11,9 @@
 // or no `agent`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { API_KEY, OPENAI_TEST_SERVER, REFERENCE, SERVER_URL, collect, dataOf, openaiTestServer, sdk, startWithEnv, UUID } from "./harness.mjs";
 
 // Found before any test is declared: node:test starts running tests while the module loads.
@@ -219,3 +222,49 @@ test(
     assert.ok(humanIdx < firstPartial, "the input message completes before the model streams");
   },
 );
+
+// A streamed tool call in the legacy mode, as the reference server sends it: it concatenates
+// the chunks with LangChain's AIMessageChunk.concat, so the pieces of one call merge into one
+// tool-call chunk (their argument texts joined) and `tool_calls` is read from them as partial
+// JSON at every step (`{"q": "wea` reads {q: "wea"}), ending with the whole arguments.
+// (The served agent has no tools: the call is answered `Tool "lookup" not found.`, then the
+// model's echo ends the run.)
+const toolSetup = await (async () => {
+  if (skip || !setup.echo) return { skip: skip || "needs the test server (SUPERSTEP_BIN)" };
+  const dir = mkdtempSync(join(tmpdir(), "superstep-msgs-"));
+  const script = join(dir, "replies.json");
+  writeFileSync(script, JSON.stringify([{ tool_calls: [{ id: "call_lookup_1", name: "lookup", args: { q: "weather in Paris", days: 3 } }] }]));
+  const url = await startWithEnv(await openaiTestServer(["--script", script]));
+  return { skip: false, c2: new sdk.Client({ apiUrl: url, apiKey: API_KEY }) };
+})();
+
+test("legacy messages mode merges a streamed tool call's pieces as LangChain's concat does", { skip: toolSetup.skip }, async () => {
+  const { c2 } = toolSetup;
+  const t = await c2.threads.create();
+  const events = await collect(c2.runs.stream(t.thread_id, "agent", { input: userTurn("call a tool"), streamMode: "messages" }));
+  const state = await c2.threads.getState(t.thread_id);
+  const caller = state.values.messages[1];
+  assert.equal(caller.type, "ai");
+  assert.deepEqual(caller.tool_calls.map((tc) => [tc.name, tc.args]), [["lookup", { q: "weather in Paris", days: 3 }]]);
+  const partials = dataOf(events, "messages/partial").map((p) => p[0]).filter((m) => m.id === caller.id);
+  assert.ok(partials.length >= 3, `the call's arguments came in pieces: ${partials.length} partials`);
+  for (const m of partials) {
+    assert.equal(m.tool_call_chunks.length, 1, `one merged piece per call: ${JSON.stringify(m.tool_call_chunks)}`);
+    assert.equal(m.tool_call_chunks[0].id, "call_lookup_1");
+    assert.equal(m.tool_call_chunks[0].name, "lookup");
+    assert.equal(m.tool_calls.length + m.invalid_tool_calls.length, 1);
+  }
+  const args = partials.map((m) => m.tool_call_chunks[0].args);
+  args.forEach((a, i) => i > 0 && assert.ok(a.startsWith(args[i - 1]), `the argument text grows: ${JSON.stringify(args)}`));
+  const last = partials.at(-1);
+  assert.deepEqual(JSON.parse(last.tool_call_chunks[0].args), { q: "weather in Paris", days: 3 });
+  assert.deepEqual(last.tool_calls, [{ name: "lookup", args: { q: "weather in Paris", days: 3 }, id: "call_lookup_1", type: "tool_call" }]);
+  // Cut-off arguments read as partial JSON: a partial whose text ends inside the query string
+  // has the query so far.
+  assert.ok(partials.some((m) => /"q": ?"[^"]+$/.test(m.tool_call_chunks[0].args)), `a partial ends inside the query: ${JSON.stringify(args)}`);
+  const cut = partials.find((m) => /"q": ?"[^"]+$/.test(m.tool_call_chunks[0].args));
+  if (cut) {
+    const soFar = cut.tool_call_chunks[0].args.match(/"q": ?"([^"]+)$/)[1];
+    assert.equal(cut.tool_calls[0].args.q, soFar);
+  }
+});
