@@ -507,19 +507,29 @@ void Persistence::emit_checkpoint_part() {
 void Persistence::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
   paused_ = true;
   interrupts_ = std::move(interrupts);
-  json list = interrupts_json(interrupts_);
-  if (!from_tasks && s_.wants(StreamMode::updates))
-    s_.yield(StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}});
-  // (A task that paused on interrupts streamed them as it finished, `values` included.)
-  if (s_.wants(StreamMode::values) && (!from_tasks || interrupts_.empty()))
-    s_.yield(StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}});
+  // As LangGraph: the root graph announces a pause at interrupt_before/interrupt_after, or a
+  // subgraph's there (its task paused with no interrupts of its own), once the step is over and
+  // after the state its finished tasks wrote; a subgraph's run announces nothing (its pause
+  // reaches the parent's step). A task that paused on interrupts streamed them as it finished,
+  // `values` included.
+  const bool announce = !s_.parent && (!from_tasks || interrupts_.empty());
+  auto announce_pause = [&] {
+    if (!announce) return;
+    json list = interrupts_json(interrupts_);
+    if (s_.wants(StreamMode::updates)) s_.yield(StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}});
+    if (s_.wants(StreamMode::values)) s_.yield(StreamPart{StreamMode::values, {}, json{{kInterruptChannel, std::move(list)}}});
+  };
+  if (!from_tasks) {
+    announce_pause();
+    finish_or_throw();
+    return;
+  }
   finish_or_throw();
-  if (!from_tasks) return;
   // The final state shows what the step's finished tasks wrote (nothing more is stored).
   std::vector<TaskPtr> done;
   for (auto& t : s_.tasks)
     if (!t->paused && !t->error) done.push_back(std::move(t));
-  if (done.empty()) return;
+  if (done.empty()) return announce_pause();
   std::swap(s_.tasks, done);
   const bool wrote = s_.step_wrote_state();
   try {
@@ -533,6 +543,7 @@ void Persistence::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
     s_.yield(StreamPart{StreamMode::values, {}, s_.state_json()});
   for (auto& t : done)
     if (t) s_.tasks.push_back(std::move(t));
+  announce_pause();
 }
 
 void Persistence::finish() noexcept {

@@ -82,9 +82,9 @@ void PregelLoop::stream_task_result(ExecutableTask& t) {
     json list = interrupts_json(t.interrupts);
     s_.out.emit_together({StreamPart{StreamMode::updates, {}, json{{kInterruptChannel, list}}},
                           StreamPart{StreamMode::values, {}, json{{kInterruptChannel, list}}}});
-  } else if (t.paused && wants(StreamMode::updates)) {
-    emit(StreamMode::updates, json{{kInterruptChannel, interrupts_json(t.interrupts)}});
-  } else if (!t.error && wants(StreamMode::updates)) {
+  } else if (!t.paused && !t.error && wants(StreamMode::updates)) {
+    // (A task paused with no interrupts, a subgraph stopped at its own interrupt_before or
+    // interrupt_after, streams nothing: the root announces the pause when the step is over.)
     emit(StreamMode::updates, json{{t.node->name, std::move(t.stream_update)}});
   }
   emit_task_result(t);

@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include <superstep/messages/message.hpp>
 
@@ -571,6 +573,43 @@ TEST(SubgraphStreams, ACoroutineNodeOfASubgraphResumesWhenItsPoolsOnlyWorkerRuns
     std::set<std::string> expected{"/sub", "/outer_wait"};
     if (subgraphs) expected.insert({"sub/inner_wait", "sub/inner_plain"});
     EXPECT_EQ(updated, expected) << subgraphs;
+  }
+}
+
+// A subgraph stopped at its own interrupt_before/interrupt_after: as LangGraph.js 1.7.3, only
+// the root announces the pause ({"__interrupt__": []} in `updates`, then `values`), once the
+// step is over and after the state its finished sibling wrote; the subgraph's namespace has no
+// such parts (before, it had both, and the root's came as soon as the subgraph's task stopped).
+TEST(SubgraphStreams, ASubgraphsOwnInterruptBeforeIsAnnouncedByTheRootAfterTheStep) {
+  for (bool before : {true, false}) {
+    sp::StateGraph child(foo_log_schema());
+    child.add_node("s1", logger("s1")).add_node("s2", logger("s2"));
+    child.add_edge(sp::START, "s1").add_edge("s1", "s2");
+    sp::CompileOptions co;
+    if (before) co.interrupt_before = {"s2"};
+    else co.interrupt_after = {"s1"};
+    sp::StateGraph parent(foo_log_schema());
+    parent.add_node("sub", child.compile(co)).add_node("sibling", [](const sp::State&) -> sp::NodeResult {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // ends after the subgraph stops
+      return json{{"log", {"sibling"}}};
+    });
+    parent.add_edge(sp::START, "sub").add_edge(sp::START, "sibling");
+    auto app = parent.compile({.checkpointer = std::make_shared<sp::InMemorySaver>()});
+    sp::RunConfig cfg;
+    cfg.thread_id = "t";
+    cfg.subgraphs = true;
+    std::vector<std::string> seen;  // "<mode> <namespace> <data>" of root parts and interrupt parts
+    for (const sp::StreamPart& p : app.stream(json::object(), cfg, {sp::StreamMode::updates, sp::StreamMode::values})) {
+      const bool interrupt = p.data.is_object() && p.data.contains("__interrupt__");
+      if (interrupt || p.ns.empty()) seen.push_back(std::string(sp::to_string(p.mode)) + " " + ns_of(p) + " " + p.data.dump());
+    }
+    EXPECT_EQ(seen, (std::vector<std::string>{
+                        R"(updates  {"sibling":{"log":["sibling"]}})",
+                        R"(values  {"log":["sibling"]})",
+                        R"(updates  {"__interrupt__":[]})",
+                        R"(values  {"__interrupt__":[]})",
+                    }))
+        << (before ? "interrupt_before" : "interrupt_after");
   }
 }
 
