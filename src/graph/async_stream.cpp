@@ -2,7 +2,7 @@
 // step runs with nothing to yield.
 #include "superstep/async_stream.hpp"
 
-#include "graph/run_ready.hpp"
+#include "pregel/run_ready.hpp"
 #include "pregel/loop.hpp"
 
 namespace superstep {

@@ -1,7 +1,7 @@
 #include "superstep/graph/compiled_state_graph.hpp"
 
 #include "pregel/program.hpp"
-#include "graph/run_ready.hpp"
+#include "pregel/run_ready.hpp"
 #include "pregel/loop.hpp"
 #include "pregel/persistence.hpp"
 

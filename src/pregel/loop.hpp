@@ -28,6 +28,7 @@
 #include "superstep/state.hpp"
 #include "superstep/state_snapshot.hpp"
 #include "superstep/stream.hpp"
+#include "superstep/task.hpp"
 #include "superstep/types.hpp"
 
 namespace superstep::internal {
@@ -105,8 +106,10 @@ class PregelLoop final : private RunnerHost {
   void emit_message(const ExecutableTask& t, json chunk, const json& extra);
   /// interrupt(): the answer for task `t`'s next interrupt() call, or throws GraphInterrupt.
   json interrupt(ExecutableTask& t, json value);
-  /// Runs subgraph `child` as task `t`'s node, on the task's view of the state (subgraph.cpp).
-  NodeResult run_subgraph(ExecutableTask& t, const std::shared_ptr<const Program>& child, const State& state);
+  /// Runs subgraph `child` as task `t`'s node, on the task's view of the state (subgraph.cpp):
+  /// a coroutine, suspended while the subgraph's step waits (its coroutine nodes await), so the
+  /// task holds no thread then.
+  Task<NodeResult> run_subgraph(ExecutableTask& t, std::shared_ptr<const Program> child, const State& state);
 
  private:
   enum class Phase { plan, running, barrier, done };

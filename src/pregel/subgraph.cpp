@@ -1,19 +1,22 @@
 // Subgraphs: running a compiled graph as a node (see subgraph.hpp).
 #include "pregel/subgraph.hpp"
 
-#include "pregel/persistence.hpp"
 #include "pregel/loop.hpp"
+#include "pregel/persistence.hpp"
+#include "pregel/run_ready.hpp"
 
 namespace superstep::internal {
 
 NodeFn subgraph_node(std::shared_ptr<const Program> child) {
-  return NodeFn([child = std::move(child)](const State& state, Runtime& rt) -> NodeResult {
+  // A coroutine node: while the subgraph's step waits on its own coroutine nodes, the task
+  // running it is suspended and its thread runs other tasks (the parent's siblings among them).
+  return NodeFn([child = std::move(child)](const State& state, Runtime& rt) -> Task<NodeResult> {
     auto& t = static_cast<ExecutableTask&>(rt.task_context());
     return t.run->run_subgraph(t, child, state);
   });
 }
 
-NodeResult PregelLoop::run_subgraph(ExecutableTask& t, const std::shared_ptr<const Program>& child, const State& state) {
+Task<NodeResult> PregelLoop::run_subgraph(ExecutableTask& t, std::shared_ptr<const Program> child, const State& state) {
   ParentLink link;
   link.saver = child->checkpointer ? child->checkpointer : s_.saver();
   link.store = child->store ? child->store.get() : s_.store();
@@ -51,23 +54,33 @@ NodeResult PregelLoop::run_subgraph(ExecutableTask& t, const std::shared_ptr<con
       if (const json* v = state.find(child->state_keys[id])) input[child->state_keys[id]] = *v;
     run = std::make_unique<PregelLoop>(child, input, cfg, modes, &link);
   }
+  std::optional<Command> up;
   try {
     // Parts emitted through its outbox went to ours already; these are the ones the loop queued
-    // itself (a step's end).
-    while (std::optional<StreamPart> part = run->next()) {
+    // itself (a step's end). While its step runs with nothing to yield, this task suspends; the
+    // thread that ends the step or emits a part resubmits it to the subgraph's executor.
+    for (;;) {
+      bool pending = false;
+      std::optional<StreamPart> part = run->next(&pending);
+      if (pending) {
+        co_await RunReady{run.get(), child->executor.get()};
+        continue;
+      }
+      if (!part) break;
       if (part->ns.empty()) part->ns = link.ns;  // nested subgraphs' parts carry their full path already
       emit_part(std::move(*part));
     }
-  } catch (ParentCommand& up) {
-    return NodeResult(std::move(up.command));
+  } catch (ParentCommand& sent) {
+    up = std::move(sent.command);
   }
+  if (up) co_return NodeResult(std::move(*up));
   if (run->paused()) throw GraphInterrupt(run->interrupts());
   // The subgraph's final values of the keys both graphs have are this node's update.
   json out = run->result();
   json update = json::object();
   for (auto it = out.begin(); it != out.end(); ++it)
     if (s_.g->find_key(it.key()) >= 0) update[it.key()] = std::move(it.value());
-  return NodeResult(std::move(update));
+  co_return NodeResult(std::move(update));
 }
 
 }  // namespace superstep::internal

@@ -25,6 +25,15 @@ sp::Task<sp::NodeResult> co_trace_impl(std::string name, int ms, sp::Runtime& rt
 sp::NodeFn co_trace(const std::string& name, int ms) {
   return [name, ms](const sp::State&, sp::Runtime& rt) { return co_trace_impl(name, ms, rt); };
 }
+/// co_trace after a first sleep of `lead` ms (its "start" then comes after the chunks its
+/// siblings send at once, whatever order the two libraries start tasks in).
+sp::Task<sp::NodeResult> co_late_trace_impl(std::string name, int lead, int ms, sp::Runtime& rt) {
+  co_await sp::sleep_for(rt, milliseconds(lead));
+  co_return co_await co_trace_impl(name, ms, rt);
+}
+sp::NodeFn co_late_trace(const std::string& name, int lead, int ms) {
+  return [name, lead, ms](const sp::State&, sp::Runtime& rt) { return co_late_trace_impl(name, lead, ms, rt); };
+}
 /// A coroutine node without custom chunks.
 sp::Task<sp::NodeResult> co_quiet_impl(std::string name, int ms, sp::Runtime& rt) {
   co_await sp::sleep_for(rt, milliseconds(ms));
@@ -87,7 +96,7 @@ void two_subs(const sp::CompileOptions& o) {
     return s.compile(o);
   };
   sp::StateGraph g(trace_schema());
-  g.add_node("A", sub("a", 30)).add_node("B", sub("b", 200)).add_node("pc", co_trace("pc", 120));
+  g.add_node("A", sub("a", 30)).add_node("B", sub("b", 200)).add_node("pc", co_late_trace("pc", 10, 110));
   g.add_node("z", tracer("z"));
   g.add_edge(sp::START, "A").add_edge(sp::START, "B").add_edge(sp::START, "pc").add_edge({"A", "B", "pc"}, "z");
   auto app = g.compile(o);

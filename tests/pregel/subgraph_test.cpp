@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -610,6 +611,54 @@ TEST(SubgraphStreams, ASubgraphsOwnInterruptBeforeIsAnnouncedByTheRootAfterTheSt
                         R"(values  {"__interrupt__":[]})",
                     }))
         << (before ? "interrupt_before" : "interrupt_after");
+  }
+}
+
+// A subgraph task holds no thread while its coroutine nodes await: on a one-worker pool, two
+// subgraphs' coroutine nodes and a parent coroutine node beside them all wait at once, streamed
+// with `subgraphs` or not, and invoked (before, a streamed subgraph's task kept the worker until
+// its run ended, so the others waited their turn: differential mc_co_two_subs_pool).
+TEST(SubgraphStreams, SubgraphTasksAwaitingTheirCoroutineNodesHoldNoThread) {
+  using namespace std::chrono_literals;
+  auto waiting = std::make_shared<std::atomic<int>>(0);
+  auto peak = std::make_shared<std::atomic<int>>(0);
+  auto waiter = [waiting, peak](std::string name) {
+    return [waiting, peak, name](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+      int w = ++*waiting;
+      int p = peak->load();
+      while (w > p && !peak->compare_exchange_weak(p, w)) {
+      }
+      rt.stream_writer(json{{name, "waiting"}});
+      co_await sp::sleep_for(rt, 60ms);
+      --*waiting;
+      co_return json{{"log", {name}}};
+    };
+  };
+  for (int how = 0; how < 3; ++how) {  // stream with subgraphs, stream without, invoke
+    auto pool = std::make_shared<sp::ThreadPool>(1);
+    auto sub = [&](const std::string& name) {
+      sp::StateGraph child(foo_log_schema());
+      child.add_node(name + "_wait", waiter(name + "_wait"));
+      child.add_edge(sp::START, name + "_wait");
+      return child.compile({.executor = pool});
+    };
+    sp::StateGraph parent(foo_log_schema());
+    parent.add_node("A", sub("a")).add_node("B", sub("b")).add_node("pc", waiter("pc"));
+    parent.add_edge(sp::START, "A").add_edge(sp::START, "B").add_edge(sp::START, "pc");
+    auto app = parent.compile({.executor = pool});
+    peak->store(0);
+    json result;
+    if (how < 2) {
+      sp::RunConfig cfg;
+      cfg.subgraphs = how == 0;
+      for (const sp::StreamPart& p : app.stream(json::object(), cfg, {sp::StreamMode::custom, sp::StreamMode::values}))
+        if (p.mode == sp::StreamMode::values && p.ns.empty()) result = p.data;
+    } else {
+      result = app.invoke(json::object());
+    }
+    EXPECT_EQ(peak->load(), 3) << "how " << how;
+    std::multiset<std::string> logged(result["log"].begin(), result["log"].end());
+    EXPECT_EQ(logged, (std::multiset<std::string>{"a_wait", "b_wait", "pc"})) << "how " << how;
   }
 }
 

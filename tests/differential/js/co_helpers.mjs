@@ -9,6 +9,11 @@ export const coTrace = (name, ms) => async (s, config) => {
   config.writer({ [name]: "end" });
   return { trace: [name] };
 };
+// coTrace after a first sleep of `lead` ms.
+export const coLateTrace = (name, lead, ms) => async (s, config) => {
+  await sleep(lead);
+  return coTrace(name, ms)(s, config);
+};
 export const coQuiet = (name, ms) => async () => {
   await sleep(ms);
   return { trace: [name] };
