@@ -1,0 +1,9 @@
+// interruptAfter naming a node reached only by Sends: the pause, next, then a null resume.
+import { MemorySaver } from "@langchain/langgraph";
+import { stream, state, THREAD } from "./transcript.mjs";
+import { sendGraph } from "./helpers_md.mjs";
+const app = sendGraph().compile({ checkpointer: new MemorySaver(), interruptAfter: ["w"] });
+await stream(app, { n: 0 }, THREAD, ["updates", "values"]);
+await state(app, THREAD);
+await stream(app, null, THREAD, ["updates", "values"]);
+await state(app, THREAD);
