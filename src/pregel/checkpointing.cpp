@@ -487,11 +487,22 @@ void Persistence::emit_checkpoint_part() {
       task["state"] = CheckpointConfig{s_.config.thread_id, s_.task_ns(*t), std::nullopt}.to_json();
     tasks.push_back(std::move(task));
   }
-  json payload = {{"config", current_.to_json()},
+  json config = current_.to_json();
+  json parent_config = parent_ ? parent_->to_json() : json(nullptr);
+  if (durability_ == Durability::exit && exit_dirty_) {
+    // As LangGraph.js: a checkpoint of this run, not stored (before the run's end), is named by
+    // the newest one that is, the one the run started from (none on a new thread), with no
+    // parent: no id a client could not read back.
+    CheckpointConfig stored = current_;
+    stored.checkpoint_id = exit_parent_.checkpoint_id;
+    config = stored.to_json();
+    parent_config = nullptr;
+  }
+  json payload = {{"config", std::move(config)},
                   {"metadata", metadata_},
                   {"values", s_.state_json()},
                   {"next", std::move(next)},
-                  {"parent_config", parent_ ? parent_->to_json() : json(nullptr)},
+                  {"parent_config", std::move(parent_config)},
                   {"tasks", std::move(tasks)}};
   // As LangGraph: `debug` wraps each checkpoint too (after the `checkpoints` part), at its step.
   if (s_.wants(StreamMode::debug)) {

@@ -774,6 +774,36 @@ TEST_P(Persistence, DurabilityModesGiveTheSameStateAndExitStoresOnlyTheEnd) {
   EXPECT_EQ(app.invoke(sp::Command{.resume = 41}, c), (json{{"v", 42}}));
 }
 
+// With durability exit only the run's last checkpoint is stored: a `checkpoints` part names the
+// newest stored one (the one the run started from; none on a new thread) and no parent, as
+// LangGraph.js 1.7.3 does, so every id a client reads from the stream can be read back
+// (before, each part named a new id that was never stored: differential md_exit_checkpoints).
+TEST_P(Persistence, ExitDurabilityCheckpointPartsNameOnlyStoredCheckpoints) {
+  auto app = chain(saver, {.interrupt_before = {"b"}});
+  sp::RunConfig c = cfg("exit-parts");
+  c.durability = sp::Durability::exit;
+  auto named = [&](const json& input) {
+    std::vector<json> ids;
+    for (const auto& p : app.stream(input, c, {sp::StreamMode::checkpoints})) {
+      ids.push_back(p.data["config"]["configurable"].value("checkpoint_id", json(nullptr)));
+      EXPECT_TRUE(p.data["parent_config"].is_null()) << p.data.dump();
+    }
+    return ids;
+  };
+  std::vector<json> first = named(json{{"n", 1}});  // a new thread, paused before b
+  ASSERT_EQ(first.size(), 3u);                       // steps -1, 0 (start) and 1 (a)
+  for (const json& id : first) EXPECT_TRUE(id.is_null()) << id;
+  const std::string paused = *app.get_state(c).config.checkpoint_id;
+  std::vector<json> resumed = named(nullptr);  // the paused checkpoint again, then b and c
+  ASSERT_EQ(resumed.size(), 3u);
+  for (const json& id : resumed) {
+    EXPECT_EQ(id, paused);
+    sp::RunConfig at = c;
+    at.checkpoint_id = id.get<std::string>();
+    EXPECT_EQ(app.get_state(at).config.checkpoint_id, paused);  // readable: it is stored
+  }
+}
+
 TEST_P(Persistence, CheckpointsStreamMode) {
   auto app = chain(saver);
   int n = 0;
