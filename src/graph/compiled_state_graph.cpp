@@ -42,6 +42,12 @@ Task<json> drive(std::unique_ptr<internal::PregelLoop> run, std::shared_ptr<Thre
 }
 }  // namespace
 
+json CompiledStateGraph::invoke(json input, Runtime& rt) const { return internal::invoke_inner(data_, std::move(input), rt); }
+
+Task<json> CompiledStateGraph::ainvoke(json input, Runtime& rt) const {
+  return internal::ainvoke_inner(data_, std::move(input), rt);
+}
+
 // Lazy, as every Task: the run starts (and reports bad input) when awaited.
 Task<json> CompiledStateGraph::ainvoke(json input, RunConfig config) const {
   std::shared_ptr<const internal::Program> g = data_;

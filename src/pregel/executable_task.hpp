@@ -101,6 +101,7 @@ struct ExecutableTask : TaskContext {
   std::optional<State> input;
   std::optional<Runtime> runtime;
   int attempt = 1;
+  int inner_runs = 0;  // graphs invoked inside this attempt of the node (CompiledStateGraph::invoke(input, rt))
 
   // Results, written by the task's thread, read by the barrier.
   std::vector<std::pair<int, Value>> writes;  // state channel id, value
@@ -128,6 +129,7 @@ struct ExecutableTask : TaskContext {
   void next_attempt() {
     ++attempt;
     interrupt_calls = 0;
+    inner_runs = 0;
   }
   /// It paused (interrupt(), or a subgraph that stopped, with no interrupt values).
   void pause_on(const GraphInterrupt& g) {
@@ -150,6 +152,7 @@ struct ExecutableTask : TaskContext {
     input.reset();
     runtime.reset();
     attempt = 1;
+    inner_runs = 0;
     clear_results();
     error = nullptr;
     error_from_node = false;

@@ -110,11 +110,22 @@ class PregelLoop final : private RunnerHost {
   /// a coroutine, suspended while the subgraph's step waits (its coroutine nodes await), so the
   /// task holds no thread then.
   Task<NodeResult> run_subgraph(ExecutableTask& t, std::shared_ptr<const Program> child, const State& state);
+  /// A graph invoked inside task `t`'s node (invoke_inner): its child run, with `input` unless
+  /// the task ran it before (then it continues, with its resume value).
+  std::unique_ptr<ChildRun> start_inner(ExecutableTask& t, const std::shared_ptr<const Program>& child, json input);
+  /// A child's part that its loop queued itself, into this run's stream with its namespace.
+  void forward_child_part(const ChildRun& c, StreamPart part);
+  /// An invoked child's output, or GraphInterrupt when it paused.
+  static json inner_result(ChildRun& c);
 
  private:
   enum class Phase { plan, running, barrier, done };
 
   void init(const std::vector<StreamMode>& modes);
+  /// Task `t`'s child run of `child`: linked to this run, continuing the task's earlier child
+  /// run when its namespace has checkpoints, else starting on `input()` (subgraph.cpp).
+  std::unique_ptr<ChildRun> start_child(ExecutableTask& t, std::shared_ptr<const Program> child,
+                                        const std::function<json()>& input);
   /// Makes the run's Persistence (a checkpointer is set).
   Persistence& start_persistence();
   void advance();

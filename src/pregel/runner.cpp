@@ -148,6 +148,17 @@ namespace {
 bool misuse(const std::exception_ptr& e) {
   return holds<GraphValueError>(e) || holds<RunCancelledError>(e) || holds<GraphRecursionError>(e);
 }
+
+/// The node's result; a Command(graph=PARENT) from a graph the node invoked inside it
+/// (CompiledStateGraph::invoke(input, rt)) is the node's own result, as LangGraph takes it.
+template <class F>
+NodeResult take_parent_command(F&& call) {
+  try {
+    return call();
+  } catch (ParentCommand& up) {
+    return NodeResult(std::move(up.command));
+  }
+}
 }  // namespace
 
 bool PregelRunner::should_retry(ExecutableTask& t) const {
@@ -161,7 +172,7 @@ void PregelRunner::run_sync(ExecutableTask& t) {
   for (;;) {
     bool in_node = true;
     try {
-      NodeResult r = t.node->fn.sync()(*t.input, *t.runtime);
+      NodeResult r = take_parent_command([&] { return t.node->fn.sync()(*t.input, *t.runtime); });
       in_node = false;
       collect_writes(*s_.g, t, std::move(r), t.step_run->options);
       t.error = nullptr;
@@ -218,7 +229,7 @@ void PregelRunner::start_async(ExecutableTask& t) {
 void PregelRunner::on_async_done(ExecutableTask& t) {
   bool in_node = true;
   try {
-    NodeResult r = t.coro.take();
+    NodeResult r = take_parent_command([&] { return t.coro.take(); });
     in_node = false;
     collect_writes(*s_.g, t, std::move(r), t.step_run->options);
     t.error = nullptr;

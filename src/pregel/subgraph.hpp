@@ -10,7 +10,10 @@
 
 #include "superstep/checkpoint/saver.hpp"
 #include "superstep/store/base_store.hpp"
+#include "superstep/executor.hpp"
 #include "superstep/node.hpp"
+#include "superstep/runtime.hpp"
+#include "superstep/task.hpp"
 #include "superstep/json.hpp"
 #include "superstep/types.hpp"
 
@@ -28,6 +31,20 @@ struct ParentLink {
   std::vector<std::string> ns;             ///< stream namespace: one "node:task_id" per level
   Outbox* out = nullptr;                   ///< the parent's outbox: the subgraph's parts go there as emitted
 };
+
+/// A child run of a task: a subgraph node's, or a graph invoked inside a node. Pinned (the
+/// child loop points at `link`).
+struct ChildRun {
+  ParentLink link;
+  std::unique_ptr<PregelLoop> run;
+  ThreadPool* executor = nullptr;  ///< the child's, where a suspended driver resumes
+};
+
+/// CompiledStateGraph::invoke(input, rt) / ainvoke(input, rt): `child` run inside the node that
+/// `rt` belongs to, as its subgraph (namespace, checkpointer, stream, interrupts); returns the
+/// child's output. Throws GraphInterrupt when the child pauses (the node pauses).
+json invoke_inner(const std::shared_ptr<const Program>& child, json input, Runtime& rt);
+Task<json> ainvoke_inner(std::shared_ptr<const Program> child, json input, Runtime& rt);
 
 /// Thrown by a subgraph's node that returned Command{.graph = Command::PARENT}: ends the
 /// subgraph's run and becomes the result of the parent's task.

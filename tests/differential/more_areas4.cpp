@@ -200,8 +200,8 @@ Register md_inner_invoke{{"md_inner_invoke", true, [](Ctx& c) {
   for (bool fail : {false, true}) {
     auto inner = inner_plain(c, fail);
     sp::StateGraph g(trace_schema());
-    g.add_node("outer", [inner](const sp::State& st) {
-      json r = inner.invoke(json{{"n", st.get<int>("n") + 10}});
+    g.add_node("outer", [inner](const sp::State& st, sp::Runtime& rt) {
+      json r = inner.invoke(json{{"n", st.get<int>("n") + 10}}, rt);  // as the node's subgraph
       json t = json::array();
       for (const auto& e : r["trace"]) t.push_back("got:" + e.get<std::string>());
       return json{{"trace", t}};
@@ -223,13 +223,15 @@ Register md_inner_invoke_interrupt{{"md_inner_invoke_interrupt", true, [](Ctx& c
   s.add_edge(sp::START, "x");
   auto inner = s.compile(c.plain());
   sp::StateGraph g(trace_schema());
-  g.add_node("outer", [inner](const sp::State& st) {
-    json r = inner.invoke(json{{"n", st.get<int>("n")}});
+  g.add_node("outer", [inner](const sp::State& st, sp::Runtime& rt) {
+    json r = inner.invoke(json{{"n", st.get<int>("n")}}, rt);  // as the node's subgraph
     return json{{"trace", r["trace"]}};
   });
   g.add_edge(sp::START, "outer");
   auto app = g.compile(c.opts());
   stream(app, json{{"n", 1}}, thread(), {Mode::updates});
+  state(app, thread());
+  stream(app, sp::Command{.resume = "yes"}, with_subgraphs(), {Mode::updates, Mode::values});
   state(app, thread());
 }}};
 

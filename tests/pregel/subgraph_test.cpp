@@ -447,6 +447,91 @@ TEST_P(Subgraphs, ASubgraphAnsweredByIdStaysInNextAndAFinishedOneShowsItsState) 
   EXPECT_EQ(app.get_state(cfg("i")).next, std::vector<std::string>{"asks"});
 }
 
+// A graph invoked inside a node with the node's Runtime (invoke(input, rt)) is the task's
+// subgraph, as in LangGraph: its parts stream under the node's namespace, its interrupt pauses
+// the node, and the node's run on resume continues it with the answer (the input unused) and
+// gets its output. A second graph in the same node run is refused with a checkpointer.
+TEST_P(Subgraphs, AGraphInvokedInsideANodeWithItsRuntimeIsTheNodesSubgraph) {
+  sp::StateSchema is;
+  is.field("q").field("log", sp::reducers::append);
+  sp::StateGraph inner(is);
+  inner.add_node("ask", [](const sp::State& st, sp::Runtime& rt) {
+    return json{{"log", {st.get<std::string>("q") + "=" + sp::interrupt(rt, "answer " + st.get<std::string>("q")).get<std::string>()}}};
+  });
+  inner.add_edge(sp::START, "ask");
+  auto inner_app = inner.compile();  // no checkpointer of its own: the run's
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  sp::StateGraph outer(foo_log_schema());
+  outer.add_node("caller", [inner_app, calls](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    ++*calls;
+    json out = inner_app.invoke(json{{"q", "q" + std::to_string(calls->load())}}, rt);
+    return json{{"log", out["log"]}};
+  });
+  outer.add_edge(sp::START, "caller");
+  auto app = outer.compile({.checkpointer = saver});
+  sp::RunConfig c = cfg("inner");
+  c.subgraphs = true;
+  std::vector<std::string> inner_parts;
+  for (const sp::StreamPart& p : app.stream(json::object(), c, {sp::StreamMode::updates}))
+    if (!p.ns.empty()) inner_parts.push_back(ns_of(p));
+  sp::StateSnapshot paused = app.get_state(c);
+  ASSERT_EQ(paused.interrupts.size(), 1u);
+  EXPECT_EQ(paused.interrupts[0].value, "answer q1");
+  EXPECT_EQ(paused.next, std::vector<std::string>{"caller"});
+  EXPECT_EQ(inner_parts, std::vector<std::string>{"caller"});  // its interrupt, under the node's namespace
+  json done = app.invoke(sp::Command{.resume = "yes"}, c);
+  EXPECT_EQ(done["log"], json({"q1=yes"}));  // the paused run continued: q2, the new input, unused
+  EXPECT_EQ(*calls, 2);
+
+  sp::StateGraph plain(foo_log_schema());
+  plain.add_node("p", logger("p"));
+  plain.add_edge(sp::START, "p");
+  auto plain_app = plain.compile();
+  sp::StateGraph twice(foo_log_schema());
+  twice.add_node("twice", [plain_app](const sp::State&, sp::Runtime& rt) -> sp::NodeResult {
+    EXPECT_EQ(plain_app.invoke(json::object(), rt)["log"], json({"p"}));
+    plain_app.invoke(json::object(), rt);
+    return json::object();
+  });
+  twice.add_edge(sp::START, "twice");
+  try {
+    twice.compile({.checkpointer = saver}).invoke(json::object(), cfg("twice"));
+    ADD_FAILURE() << "two graphs in one node run were accepted";
+  } catch (const sp::GraphValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'twice' invoked graph"), std::string::npos) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a GraphValueError: " << e.what();
+  }
+}
+
+// The coroutine form, ainvoke(input, rt), and a Command(graph=PARENT) from the invoked graph,
+// which becomes the node's own result (LangGraph's ParentCommand).
+TEST_P(Subgraphs, AGraphAwaitedInsideACoroutineNodeAndItsCommandToTheParent) {
+  using namespace std::chrono_literals;
+  sp::StateGraph inner(foo_log_schema());
+  inner.add_node("wait", [](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    co_await sp::sleep_for(rt, 2ms);
+    co_return json{{"log", {"waited"}}};
+  });
+  inner.add_node("jump", [](const sp::State&) -> sp::NodeResult {
+    return sp::Command{.update = json{{"log", {"jumped"}}}, .go_to = "target", .graph = sp::Command::PARENT};
+  });
+  inner.add_edge(sp::START, "wait").add_edge("wait", "jump");
+  auto inner_app = inner.compile();
+  sp::StateGraph outer(foo_log_schema());
+  outer.add_node("caller", [inner_app](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    json out = co_await inner_app.ainvoke(json::object(), rt);
+    co_return json{{"log", {"never: the Command ends it"}}};
+  });
+  outer.add_node("target", logger("target")).add_node("skipped", logger("skipped"));
+  outer.add_edge(sp::START, "caller").add_edge("caller", "skipped");
+  auto app = outer.compile({.checkpointer = saver});
+  json log = app.invoke(json::object(), cfg("await"))["log"];
+  ASSERT_EQ(log.size(), 3u) << log;
+  EXPECT_EQ(log[0], "jumped");  // the Command's update, as the caller's
+  EXPECT_EQ((std::set<std::string>{log[1], log[2]}), (std::set<std::string>{"target", "skipped"}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Savers, Subgraphs, ::testing::ValuesIn(saver_cases()),
                          [](const auto& info) { return info.param.name; });
 

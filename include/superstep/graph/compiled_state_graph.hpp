@@ -50,6 +50,17 @@ class CompiledStateGraph {
   Task<json> ainvoke(json input, RunConfig config = {}) const;
   Task<json> ainvoke(Command input, RunConfig config) const;
 
+  /// Inside a node (`rt` is the node's Runtime): runs this graph as part of the node's run, as
+  /// LangGraph does with a graph invoked in a node: it is the task's subgraph, with the run's
+  /// thread and checkpointer (unless it has its own), its checkpoints under the task's
+  /// namespace (`node:task_id`), its parts in the run's stream (with `subgraphs`), and its
+  /// interrupts pausing the node; when the node runs again on resume, this call continues the
+  /// paused run with the answer (the input is then unused). Returns the graph's output.
+  /// With a checkpointer a node may run one graph so (a second call throws GraphValueError).
+  json invoke(json input, Runtime& rt) const;
+  /// invoke(input, rt) for a coroutine node: holds no thread while the graph's nodes wait.
+  Task<json> ainvoke(json input, Runtime& rt) const;
+
   /// Runs the graph, yielding its parts as they are produced. `modes` defaults to `updates`,
   /// as a compiled StateGraph in LangGraph (Python and JS); with several modes, each part says
   /// its mode. A Command input (update, go_to) runs without a checkpointer too; its resume needs one.

@@ -3,11 +3,11 @@
 import { StateGraph, START } from "@langchain/langgraph";
 import { TraceState, tracer, stream, invoke } from "./transcript.mjs";
 import { coTrace, coQuiet, coLateTrace } from "./co_helpers.mjs";
-const sub = (p, ms) => new StateGraph(TraceState)
-  .addNode(p + "1", coTrace(p + "1", ms)).addNode(p + "2", coQuiet(p + "2", ms))
+const sub = (p, lead, ms) => new StateGraph(TraceState)
+  .addNode(p + "1", coLateTrace(p + "1", lead, ms)).addNode(p + "2", coQuiet(p + "2", ms))
   .addEdge(START, p + "1").addEdge(p + "1", p + "2").compile();
 const app = new StateGraph(TraceState)
-  .addNode("A", sub("a", 30)).addNode("B", sub("b", 200)).addNode("pc", coLateTrace("pc", 10, 110)).addNode("z", tracer("z"))
+  .addNode("A", sub("a", 0, 100)).addNode("B", sub("b", 30, 200)).addNode("pc", coLateTrace("pc", 60, 110)).addNode("z", tracer("z"))
   .addEdge(START, "A").addEdge(START, "B").addEdge(START, "pc").addEdge(["A", "B", "pc"], "z").compile();
 await stream(app, { trace: ["in"] }, {}, ["updates", "custom"], { subgraphs: true });
 await invoke(app, { trace: ["in"] });
