@@ -115,6 +115,9 @@ class PregelLoop final : private RunnerHost {
   std::unique_ptr<ChildRun> start_inner(ExecutableTask& t, const std::shared_ptr<const Program>& child, json input);
   /// A child's part that its loop queued itself, into this run's stream with its namespace.
   void forward_child_part(const ChildRun& c, StreamPart part);
+  /// Runs child `c` to its end or pause, forwarding its parts; suspended (holding no thread)
+  /// while its step runs with nothing to yield.
+  Task<void> drive_child(ChildRun& c);
   /// An invoked child's output, or GraphInterrupt when it paused.
   static json inner_result(ChildRun& c);
 

@@ -63,6 +63,21 @@ void PregelLoop::forward_child_part(const ChildRun& c, StreamPart part) {
   emit_part(std::move(part));
 }
 
+Task<void> PregelLoop::drive_child(ChildRun& c) {
+  // While the child's step runs with nothing to yield, this suspends; the thread that ends the
+  // step or emits a part resubmits it to the child's executor.
+  for (;;) {
+    bool pending = false;
+    std::optional<StreamPart> part = c.run->next(&pending);
+    if (pending) {
+      co_await RunReady{c.run.get(), c.executor};
+      continue;
+    }
+    if (!part) co_return;
+    forward_child_part(c, std::move(*part));
+  }
+}
+
 Task<NodeResult> PregelLoop::run_subgraph(ExecutableTask& t, std::shared_ptr<const Program> child, const State& state) {
   std::unique_ptr<ChildRun> c = start_child(t, child, [&] {
     json input = json::object();  // the keys both graphs have
@@ -72,18 +87,7 @@ Task<NodeResult> PregelLoop::run_subgraph(ExecutableTask& t, std::shared_ptr<con
   });
   std::optional<Command> up;
   try {
-    // While its step runs with nothing to yield, this task suspends; the thread that ends the
-    // step or emits a part resubmits it to the subgraph's executor.
-    for (;;) {
-      bool pending = false;
-      std::optional<StreamPart> part = c->run->next(&pending);
-      if (pending) {
-        co_await RunReady{c->run.get(), c->executor};
-        continue;
-      }
-      if (!part) break;
-      forward_child_part(*c, std::move(*part));
-    }
+    co_await drive_child(*c);
   } catch (ParentCommand& sent) {
     up = std::move(sent.command);
   }
@@ -130,16 +134,7 @@ Task<json> ainvoke_inner(std::shared_ptr<const Program> child, json input, Runti
   ExecutableTask& t = inner_task(rt);
   PregelLoop& parent = *t.run;
   std::unique_ptr<ChildRun> c = parent.start_inner(t, child, std::move(input));
-  for (;;) {
-    bool pending = false;
-    std::optional<StreamPart> part = c->run->next(&pending);
-    if (pending) {
-      co_await RunReady{c->run.get(), c->executor};
-      continue;
-    }
-    if (!part) break;
-    parent.forward_child_part(*c, std::move(*part));
-  }
+  co_await parent.drive_child(*c);
   co_return parent.inner_result(*c);
 }
 

@@ -12,13 +12,6 @@
 namespace {
 using namespace diff;
 
-std::map<std::string, std::string> ids_by_value(const sp::CompiledStateGraph& app, const sp::RunConfig& cfg = thread()) {
-  std::map<std::string, std::string> ids;
-  for (const auto& t : app.get_state(cfg).tasks)
-    for (const auto& i : t.interrupts) ids[i.value.get<std::string>()] = i.id;
-  return ids;
-}
-
 sp::StateSchema item_schema() {
   sp::StateSchema s;
   s.field("trace", sp::reducers::append, json::array()).field("item");

@@ -13,13 +13,6 @@
 namespace {
 using namespace diff;
 
-std::map<std::string, std::string> ids_by_value(const sp::CompiledStateGraph& app, const sp::RunConfig& cfg = thread()) {
-  std::map<std::string, std::string> ids;
-  for (const auto& t : app.get_state(cfg).tasks)
-    for (const auto& i : t.interrupts) ids[i.value.get<std::string>()] = i.id;
-  return ids;
-}
-
 /// s1<tag> -> ask<tag> (interrupts with "q<tag>", records the answer and n) -> s3<tag>.
 /// Without `show_n` the nodes do not record n (sibling subgraphs leave n unset: both would write
 /// it back).

@@ -25,13 +25,6 @@ sp::NodeFn asker(const std::string& prefix, const std::string& question) {
   };
 }
 
-std::map<std::string, std::string> interrupt_ids_by_value(const sp::CompiledStateGraph& app) {
-  std::map<std::string, std::string> ids;
-  for (const auto& t : app.get_state(thread()).tasks)
-    for (const auto& i : t.interrupts) ids[i.value.get<std::string>()] = i.id;
-  return ids;
-}
-
 Register sgx_nested3_interrupt{{"sgx_nested3_interrupt", true, [](Ctx& c) {
   auto i1 = std::make_shared<std::atomic<int>>(0), m1 = std::make_shared<std::atomic<int>>(0),
        a = std::make_shared<std::atomic<int>>(0);
@@ -64,7 +57,7 @@ Register sgx_nested_by_id{{"sgx_nested_by_id", true, [](Ctx& c) {
   auto app = g.compile({.checkpointer = c.saver});
   stream(app, json{{"n", 1}}, with_subgraphs(), {Mode::updates});
   state(app, thread(), true);
-  auto ids = interrupt_ids_by_value(app);
+  auto ids = ids_by_value(app);
   stream(app, sp::Command{.resume = json{{ids["for y"], "Y"}}}, with_subgraphs(), {Mode::updates});
   state(app, thread(), true);
   invoke(app, sp::Command{.resume = json{{ids["for x"], "X"}}}, thread());
@@ -83,7 +76,7 @@ Register sgx_nested3_by_id{{"sgx_nested3_by_id", true, [](Ctx& c) {
   auto app = g.compile({.checkpointer = c.saver});
   invoke(app, json{{"n", 1}}, thread());
   state(app, thread(), true);
-  auto ids = interrupt_ids_by_value(app);
+  auto ids = ids_by_value(app);
   stream(app, sp::Command{.resume = json{{ids["for x"], "X"}, {ids["for y"], "Y"}}}, with_subgraphs(),
          {Mode::updates, Mode::values});
   state(app, thread());

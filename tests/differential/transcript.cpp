@@ -37,6 +37,13 @@ sp::RunConfig with_subgraphs(sp::RunConfig cfg) {
   return cfg;
 }
 
+std::map<std::string, std::string> ids_by_value(const sp::CompiledStateGraph& app, const sp::RunConfig& cfg) {
+  std::map<std::string, std::string> ids;
+  for (const auto& t : app.get_state(cfg).tasks)
+    for (const auto& i : t.interrupts) ids[i.value.get<std::string>()] = i.id;
+  return ids;
+}
+
 sp::RunConfig at_config(const sp::CheckpointConfig& c) {
   sp::RunConfig r = thread(c.thread_id);
   r.checkpoint_ns = c.checkpoint_ns;

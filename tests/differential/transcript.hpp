@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,8 @@ struct Register {
 sp::RunConfig thread(const std::string& id = "t1");
 /// `cfg` with RunConfig::subgraphs set.
 sp::RunConfig with_subgraphs(sp::RunConfig cfg = thread());
+/// The pending interrupts of the thread at `cfg`, their id by their (string) value.
+std::map<std::string, std::string> ids_by_value(const sp::CompiledStateGraph& app, const sp::RunConfig& cfg = thread());
 /// The config naming checkpoint `c` (its thread, namespace and id).
 sp::RunConfig at_config(const sp::CheckpointConfig& c);
 
