@@ -85,13 +85,7 @@ Task<NodeResult> PregelLoop::run_subgraph(ExecutableTask& t, std::shared_ptr<con
       if (const json* v = state.find(child->state_keys[id])) input[child->state_keys[id]] = *v;
     return input;
   });
-  std::optional<Command> up;
-  try {
-    co_await drive_child(*c);
-  } catch (ParentCommand& sent) {
-    up = std::move(sent.command);
-  }
-  if (up) co_return NodeResult(std::move(*up));
+  co_await drive_child(*c);  // a Command(graph=PARENT) inside ends it: the runner takes it as this node's result
   if (c->run->paused()) throw GraphInterrupt(c->run->interrupts());
   // The subgraph's final values of the keys both graphs have are this node's update.
   json out = c->run->result();

@@ -1,5 +1,5 @@
 // Two subgraphs of async nodes and a parent async node in one step, streamed with subgraphs.
-// (C++: on the one-worker pool, and on the shared pool as mc_co_two_subs_shared.)
+// (C++: on the one-worker pool; mc_co_two_subs_shared imports this file for the shared pool.)
 import { StateGraph, START } from "@langchain/langgraph";
 import { TraceState, tracer, stream, invoke } from "./transcript.mjs";
 import { coTrace, coQuiet, coLateTrace } from "./co_helpers.mjs";
