@@ -45,6 +45,7 @@ class GraphInterrupt : public Error {
 /// Pauses the run and surfaces `value` to the caller (as `__interrupt__` in the result and in
 /// the `updates`/`values` streams, and in get_state().tasks). Returns: the resume value once the
 /// run is resumed. Throws: GraphInterrupt (to pause); Error when the graph has no checkpointer.
-json interrupt(Runtime& rt, json value);
+/// A tool calls it with the Runtime it is given (ToolNode's node's): the tools node pauses.
+json interrupt(const Runtime& rt, json value);
 
 }  // namespace superstep

@@ -56,7 +56,7 @@ Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) c
     for (const Tool& t : tools_)
       if (t.name() == call.name) chosen[i] = &t;
     if (!chosen[i]) {
-      if (!options_.handle_tool_errors) throw Error("ToolNode: " + not_found(call.name));
+      if (!options_.handle_tool_errors) throw Error(not_found(call.name));  // LangGraph.js' text (NodeError names the node)
       out[i] = error_message(fix_it(not_found(call.name)), call);
       continue;
     }

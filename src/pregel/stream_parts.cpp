@@ -32,7 +32,7 @@ void Runtime::post_after(std::chrono::nanoseconds delay, std::function<void()> f
 }
 
 
-json interrupt(Runtime& rt, json value) {
+json interrupt(const Runtime& rt, json value) {
   auto& task = static_cast<internal::ExecutableTask&>(rt.task_context());
   return task.run->interrupt(task, std::move(value));
 }

@@ -5,17 +5,22 @@
 //     result, state}, metadata {source, step}, the checkpoint id, namespace and parent id; task
 //     events (`tasks`, `debug`) lose LangGraph.js' metadata and timestamps; an error becomes
 //     `true` (messages differ); `messages` parts keep their metadata's langgraph_* keys and
-//     checkpoint_ns; messages keep type, content, id, name, tool_calls, tool_call_id;
+//     checkpoint_ns; messages keep type, content, id, name, tool_calls, tool_call_id and, when
+//     not empty, tool_call_chunks and invalid_tool_calls;
 //  2. object keys are sorted recursively (superstep's JSON objects are ordered by key:
 //     docs/semantics.md#differences-from-langgraph);
 //  3. runs of consecutive `updates` parts are sorted (completion order is no contract; below;
 //     a paused task's interrupt `updates` part and the `values` part after it move together);
-//  4. random ids (UUIDs of checkpoints, tasks, runs and messages; 32-hex interrupt ids) become
+//  4. agent scenarios' chat completions requests (`requests` lines): a missing `stream` is false;
+//     the model server's loopback port becomes <port>;
+//  5. random ids (UUIDs of checkpoints, tasks, runs and messages; 32-hex interrupt ids) become
 //     <id1>, <id2>, ... in order of appearance in the transcript.
 // Usage: node normalize.mjs < transcript > normalised
 import { readFileSync } from "node:fs";
 
-const MESSAGE_TYPES = new Set(["human", "ai", "system", "tool", "remove"]);
+// AIMessageChunk: superstep's type of a `messages` part's chunk (docs/agents.md, differences;
+// LangChain.js says "ai"), reduced like any message but keeping its type.
+const MESSAGE_TYPES = new Set(["human", "ai", "system", "tool", "remove", "AIMessageChunk"]);
 
 function isMessage(v) {
   return v && typeof v === "object" && !Array.isArray(v) && MESSAGE_TYPES.has(v.type) && ("content" in v || v.type === "remove");
@@ -28,6 +33,9 @@ function message(m) {
   if (m.name) out.name = m.name;
   if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((c) => ({ id: c.id, name: c.name, args: c.args }));
   if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
+  // A model's reply: its streamed tool-call pieces and the calls whose arguments are not JSON.
+  if (m.tool_call_chunks?.length) out.tool_call_chunks = m.tool_call_chunks;
+  if (m.invalid_tool_calls?.length) out.invalid_tool_calls = m.invalid_tool_calls;
   return out;
 }
 
@@ -101,7 +109,17 @@ function part(p) {
   return out;
 }
 
+// A chat completions request body (the agent scenarios' `requests` line): what the model is
+// asked, as sent. `stream` absent is `false` (the API's default; ChatOpenAI sends it, superstep
+// only when streaming); the rest is kept as it is.
+function request(r) {
+  const out = { ...r };
+  if (out.stream === undefined) out.stream = false;
+  return out;
+}
+
 function line(v) {
+  if (v.requests !== undefined) return { requests: v.requests.map(request) };
   if (v.state !== undefined) return { state: snapshot(v.state) };
   if (v.history !== undefined) return { history: v.history.map(snapshot) };
   if (v.config !== undefined) return { config: v.config === null ? null : checkpointRef(v.config) };
@@ -118,6 +136,9 @@ function sortKeys(v) {
   }
   return v;
 }
+
+// The agent scenarios' model server listens on a free loopback port (errors may name its URL).
+const LOCAL_PORT = /127\.0\.0\.1:[0-9]+/g;
 
 const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])/g;
 
@@ -179,7 +200,7 @@ export function normalize(text) {
   const out = sortUpdateRuns(lines).map((s) => s.replace(ID, (id) => {
     if (!ids.has(id)) ids.set(id, `<id${ids.size + 1}>`);
     return ids.get(id);
-  }));
+  }).replace(LOCAL_PORT, "127.0.0.1:<port>"));
   return out.join("\n") + "\n";
 }
 

@@ -97,6 +97,7 @@ ScriptedReply reply_from_json(const json& j) {
   r.retry_after = j.value("retry_after", "");
   r.raw_body = j.value("raw_body", "");
   r.delay = std::chrono::milliseconds(j.value("delay_ms", 0));
+  r.piece_chars = j.value("piece_chars", std::size_t{4});
   r.cut_stream = j.value("cut_stream", false);
   r.drop_connection = j.value("drop_connection", false);
   return r;
@@ -153,6 +154,12 @@ OpenAITestServer::OpenAITestServer(Handler handler, int threads, bool keep_alive
       sink.done();
       return true;
     });
+  });
+  // The requests received so far (a scripted run's other process reads what it sent).
+  svr.Get("/v1/requests", [this](const httplib::Request&, httplib::Response& res) {
+    json all = json::array();
+    for (json& r : requests()) all.push_back(std::move(r));
+    res.set_content(all.dump(), "application/json");
   });
   int listen_fd = -1;
   svr.set_socket_options([&listen_fd](int sock) {

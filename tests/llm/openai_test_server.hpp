@@ -3,7 +3,8 @@
 // HTTP client end to end. Replies come from a queue (push), else from a handler, else echo the
 // last message. Streaming requests get server-sent events split into small pieces. Failure
 // modes: HTTP errors with Retry-After, malformed JSON bodies and events, streams cut before
-// their end, connections dropped mid-stream, slow replies. Thread-safe.
+// their end, connections dropped mid-stream, slow replies. `GET /v1/requests` returns the
+// request bodies received so far (another process's view of requests()). Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -81,7 +82,8 @@ class OpenAITestServer {
 };
 
 /// Script files (examples' tests, the CLI server): a JSON array of replies
-/// [{"content": "...", "tool_calls": [{"name", "args"}], "status", "delay_ms", ...}].
+/// [{"content": "...", "tool_calls": [{"id", "name", "args"}], "status", "delay_ms",
+/// "piece_chars", ...}]. `args` may be a string: sent as the arguments text as it is.
 ScriptedReply reply_from_json(const nlohmann::json& j);
 
 }  // namespace superstep::testing

@@ -134,6 +134,50 @@ TEST(ToolNode, BadCallsBecomeErrorMessagesTheModelCanRead) {
   EXPECT_EQ(run_tool_node(custom, ai_calling({{"c1", "boom", json::object()}}))[0]["content"], "boom broke: disk full");
 }
 
+TEST(ToolNode, WithoutErrorHandlingAnUnknownToolFailsWithLangGraphJsText) {
+  // The cause is LangGraph.js' own error ("Tool \"divide\" not found."); the NodeError around
+  // it names the node (tests/differential ag_unknown_tool_unhandled).
+  sp::ToolNode strict({multiply()}, {.handle_tool_errors = false});
+  try {
+    run_tool_node(strict, ai_calling({{"c1", "divide", json::object()}}));
+    FAIL();
+  } catch (const sp::NodeError& e) {
+    EXPECT_EQ(e.node(), "tools");
+    try {
+      std::rethrow_exception(e.cause());
+    } catch (const std::exception& cause) {
+      EXPECT_STREQ(cause.what(), "Tool \"divide\" not found.");
+    }
+  }
+}
+
+TEST(ToolNode, AToolCanInterruptTheRunAndIsAnsweredOnResume) {
+  // An async tool calls interrupt() with the Runtime it is given: the tools node pauses, and the
+  // resume value reaches the tool when the node runs again (tests/differential ag_tool_interrupt).
+  sp::Tool approve("approve", "asks", {{"type", "object"}, {"properties", {{"action", {{"type", "string"}}}}}},
+                   [](json a, const sp::Runtime& rt) -> sp::Task<json> {
+                     json answer = sp::interrupt(rt, json{{"approve", a["action"]}});
+                     co_return json(a["action"].get<std::string>() + ": " + answer.get<std::string>());
+                   });
+  sp::ToolNode node({approve, multiply()});
+  sp::StateGraph g(sp::messages_state());
+  g.add_node("tools", [&node](const sp::State& s, sp::Runtime& rt) { return node(s, rt); });
+  g.add_edge(sp::START, "tools");
+  auto app = g.compile({.checkpointer = std::make_shared<sp::InMemorySaver>()});
+  sp::RunConfig cfg{.thread_id = "t1"};
+  json paused = app.invoke(
+      json{{"messages", {ai_calling({{"c1", "multiply", {{"a", 2}, {"b", 3}}}, {"c2", "approve", {{"action", "deploy"}}}}).to_json()}}},
+      cfg);
+  ASSERT_TRUE(paused.contains("__interrupt__")) << paused.dump();
+  EXPECT_EQ(paused["__interrupt__"][0]["value"], (json{{"approve", "deploy"}}));
+  EXPECT_EQ(paused["messages"].size(), 1u);
+  json out = app.invoke(sp::Command{.resume = "yes"}, cfg);
+  ASSERT_EQ(out["messages"].size(), 3u) << out.dump();
+  EXPECT_EQ(out["messages"][1]["content"], "6");
+  EXPECT_EQ(out["messages"][2]["content"], "deploy: yes");
+  EXPECT_EQ(out["messages"][2]["status"], "success");
+}
+
 TEST(ToolNode, RunsTheNewestAIMessagesCallsThatNoToolMessageAnswers) {
   sp::ToolNode node({multiply()});
   sp::StateGraph g(sp::messages_state());

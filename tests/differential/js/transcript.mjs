@@ -25,6 +25,9 @@ function plain(value) {
     if (value.name) m.name = value.name;
     if (value.tool_calls?.length) m.tool_calls = value.tool_calls.map((c) => ({ id: c.id, name: c.name, args: c.args }));
     if (value.tool_call_id) m.tool_call_id = value.tool_call_id;
+    // A model's reply (agent scenarios): streamed tool-call pieces, calls that are not JSON.
+    if (value.tool_call_chunks?.length) m.tool_call_chunks = value.tool_call_chunks;
+    if (value.invalid_tool_calls?.length) m.invalid_tool_calls = value.invalid_tool_calls;
     return m;
   }
   if (Array.isArray(value)) return value.map((v) => { const p = plain(v); return p === undefined ? null : p; });

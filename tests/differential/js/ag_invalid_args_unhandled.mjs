@@ -1,0 +1,9 @@
+// Arguments that fail the schema with handleToolErrors false: the run fails.
+import { createReactAgent, ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
+import { MemorySaver, StateGraph, START, END, MessagesAnnotation } from "@langchain/langgraph";
+import { invoke, stream, state, history, update, emit, THREAD } from "./transcript.mjs";
+import { withServer, chatModel, multiply, weather, explode, lookup, emitDetails } from "./agent_helpers.mjs";
+await withServer("ag_invalid_args_unhandled", async (server) => {
+  const agent = createReactAgent({ llm: chatModel(server), tools: new ToolNode([multiply], { handleToolErrors: false }) });
+  await invoke(agent, { messages: [{ type: "human", content: "six times 7", id: "h1" }] });
+});

@@ -1,0 +1,9 @@
+// The messages stream mode: a tool call and a text answer, streamed in pieces.
+import { createReactAgent, ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
+import { MemorySaver, StateGraph, START, END, MessagesAnnotation } from "@langchain/langgraph";
+import { invoke, stream, state, history, update, emit, THREAD } from "./transcript.mjs";
+import { withServer, chatModel, multiply, weather, explode, lookup, emitDetails } from "./agent_helpers.mjs";
+await withServer("ag_stream_messages", async (server) => {
+  const agent = createReactAgent({ llm: chatModel(server), tools: [multiply] });
+  await stream(agent, { messages: [{ type: "human", content: "what is 6 times 7?", id: "h1" }] }, {}, ["messages"]);
+});

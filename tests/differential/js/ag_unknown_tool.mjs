@@ -1,0 +1,11 @@
+// The model calls a tool the agent does not have.
+import { createReactAgent, ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
+import { MemorySaver, StateGraph, START, END, MessagesAnnotation } from "@langchain/langgraph";
+import { invoke, stream, state, history, update, emit, THREAD } from "./transcript.mjs";
+import { withServer, chatModel, multiply, weather, explode, lookup, emitDetails } from "./agent_helpers.mjs";
+await withServer("ag_unknown_tool", async (server) => {
+  const agent = createReactAgent({ llm: chatModel(server), tools: [multiply] });
+  const out = await agent.invoke({ messages: [{ type: "human", content: "divide 6 by 3", id: "h1" }] });
+  emit({ result: out });
+  emitDetails(out.messages);
+});
