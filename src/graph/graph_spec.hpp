@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,7 +30,10 @@ struct GraphSpec {
     RouterFn router;
     PathMap path_map;
   };
-  StateSchema schema;
+  StateSchema schema;  // the state schema; at compile, every channel key (state, input, output)
+  std::optional<StateSchema> input_schema;   // StateGraphOptions
+  std::optional<StateSchema> output_schema;
+  int num_state_schema_keys = -1;            // at compile: how many of `schema`'s keys are the state's
   std::vector<PendingNode> nodes;
   std::vector<std::pair<std::string, std::string>> edges;
   std::vector<std::pair<std::vector<std::string>, std::string>> joins;
@@ -37,6 +41,9 @@ struct GraphSpec {
   std::shared_ptr<const TypedModel> typed;
 };
 
+/// The keys of the state, input and output schemas in that order, each once (what compile()
+/// makes channels of); a key declared differently in two of them is a problem.
+StateSchema merge_schemas(const GraphSpec& spec, std::vector<std::string>& problems);
 /// Every problem of the graph (for GraphValidationError), without the graph's name; empty when
 /// it compiles.
 std::vector<std::string> validate(const GraphSpec& spec, const CompileOptions& options);

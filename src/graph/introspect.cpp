@@ -77,18 +77,38 @@ std::vector<std::pair<std::string, CompiledStateGraph>> CompiledStateGraph::get_
   return out;
 }
 
-json CompiledStateGraph::get_state_jsonschema() const {
+namespace {
+json object_schema(const StateSchema& schema, const json& typed, const std::string& title) {
   json properties = json::object();
-  json typed = data_->typed ? data_->typed->field_schemas() : json::object();
-  for (const FieldSpec& f : data_->schema.fields()) {
+  for (const FieldSpec& f : schema.fields()) {
     json p = typed.contains(f.name) ? typed[f.name] : json::object();
     if (f.default_value && !f.default_value->is_null()) p["default"] = *f.default_value;
     properties[f.name] = std::move(p);
   }
   return json{{"$schema", "http://json-schema.org/draft-07/schema#"},
-              {"title", data_->name},
+              {"title", title},
               {"type", "object"},
               {"properties", std::move(properties)}};
+}
+}  // namespace
+
+json CompiledStateGraph::get_state_jsonschema() const {
+  return object_schema(data_->schema, data_->typed ? data_->typed->field_schemas() : json::object(), data_->name);
+}
+
+json CompiledStateGraph::get_input_jsonschema() const {
+  if (!data_->input_schema) return get_state_jsonschema();
+  // A key the input shares with the state keeps the state's default (one channel).
+  StateSchema keys;
+  for (const FieldSpec& f : data_->input_schema->fields()) keys.field(*data_->schema.find(f.name));
+  return object_schema(keys, json::object(), data_->name + "Input");
+}
+
+json CompiledStateGraph::get_output_jsonschema() const {
+  if (!data_->output_schema) return get_state_jsonschema();
+  StateSchema keys;
+  for (const FieldSpec& f : data_->output_schema->fields()) keys.field(*data_->schema.find(f.name));
+  return object_schema(keys, json::object(), data_->name + "Output");
 }
 
 }  // namespace superstep

@@ -126,6 +126,22 @@ void add_state_channels(const GraphSpec& b, Program* g) {
   for (int i = 0; i < g->num_state_keys; ++i) g->keys_by_name.push_back(i);
   std::sort(g->keys_by_name.begin(), g->keys_by_name.end(),
             [&](int a, int c) { return g->state_keys[a] < g->state_keys[c]; });
+  auto mask_of = [&](const StateSchema& schema) {
+    std::vector<char> mask(g->num_state_keys, 0);
+    for (const FieldSpec& f : schema.fields()) mask[g->find_key(f.name)] = 1;
+    return mask;
+  };
+  if (b.input_schema) {
+    g->input_schema = b.input_schema;
+    g->input_mask = mask_of(*b.input_schema);
+  }
+  if (b.output_schema) {
+    g->output_schema = b.output_schema;
+    g->has_output_schema = true;
+    g->output_mask = mask_of(*b.output_schema);
+    for (int id : g->keys_by_name)
+      if (g->output_mask[id]) g->output_keys_by_name.push_back(id);
+  }
   g->start_channel = add_channel(START, ChannelRole::start, std::make_unique<EphemeralValue>(START, true));
 }
 
@@ -159,6 +175,10 @@ void add_nodes(const GraphSpec& b, const CompileOptions& options, Program* g) {
     if (!n.options.input_keys.empty()) {
       nd.input_mask.assign(g->num_state_keys, 0);
       for (const auto& k : n.options.input_keys) nd.input_mask[g->find_key(k)] = 1;
+    } else if (b.num_state_schema_keys >= 0 && b.num_state_schema_keys < g->num_state_keys) {
+      // As LangGraph: a node reads the state schema's keys, not the input's or output's own.
+      nd.input_mask.assign(g->num_state_keys, 0);
+      std::fill_n(nd.input_mask.begin(), b.num_state_schema_keys, 1);
     }
     if (!n.options.output_keys.empty()) {
       nd.output_mask.assign(g->num_state_keys, 0);

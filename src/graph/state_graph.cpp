@@ -11,6 +11,10 @@ namespace superstep {
 struct StateGraph::Impl : internal::GraphSpec {};
 
 StateGraph::StateGraph(StateSchema schema) : impl_(std::make_unique<Impl>()) { impl_->schema = std::move(schema); }
+StateGraph::StateGraph(StateSchema schema, StateGraphOptions options) : StateGraph(std::move(schema)) {
+  impl_->input_schema = std::move(options.input_schema);
+  impl_->output_schema = std::move(options.output_schema);
+}
 StateGraph::~StateGraph() = default;
 StateGraph::StateGraph(StateGraph&&) noexcept = default;
 StateGraph& StateGraph::operator=(StateGraph&&) noexcept = default;
@@ -69,13 +73,24 @@ StateGraph& StateGraph::set_conditional_entry_point(RouterFn router, PathMap pat
 StateGraph& StateGraph::set_finish_point(std::string node) { return add_edge(std::move(node), END); }
 
 CompiledStateGraph StateGraph::compile(CompileOptions options) const {
-  std::vector<std::string> problems = internal::validate(*impl_, options);
+  // With input or output schemas, the graph compiles over the keys of all three.
+  const internal::GraphSpec* spec = impl_.get();
+  std::optional<internal::GraphSpec> merged;
+  std::vector<std::string> problems;
+  if (impl_->input_schema || impl_->output_schema) {
+    merged.emplace(*impl_);
+    merged->num_state_schema_keys = static_cast<int>(impl_->schema.fields().size());
+    merged->schema = internal::merge_schemas(*impl_, problems);
+    spec = &*merged;
+  }
+  std::vector<std::string> more = internal::validate(*spec, options);
+  problems.insert(problems.end(), more.begin(), more.end());
   if (!problems.empty()) {
     for (auto& p : problems) p = "graph '" + options.name + "': " + p;
     throw GraphValidationError(std::move(problems));
   }
-  std::shared_ptr<internal::Program> g = internal::lower(*impl_, options);
-  g->drawable = internal::draw(*impl_, *g);
+  std::shared_ptr<internal::Program> g = internal::lower(*spec, options);
+  g->drawable = internal::draw(*spec, *g);
   return CompiledStateGraph(std::move(g));
 }
 

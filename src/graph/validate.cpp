@@ -19,7 +19,52 @@ bool reserved_key_name(const std::string& key) {
          key.rfind("join:", 0) == 0 || key == "__interrupt__";
 }
 
+/// A field that says nothing of its own: it takes the declaration of the same key before it.
+bool plain_field(const FieldSpec& f) {
+  return !f.reducer && !f.default_value && f.kind == ChannelKind::automatic;
+}
+
+std::string describe_field(const FieldSpec& f) {
+  std::string d = f.reducer ? "reducer '" + f.reducer->name() + "'" : std::string("no reducer");
+  if (f.kind != ChannelKind::automatic) d += ", an explicit channel kind";
+  if (f.default_value) d += ", default " + f.default_value->dump();
+  return d;
+}
+
 }  // namespace
+
+StateSchema merge_schemas(const GraphSpec& b, std::vector<std::string>& problems) {
+  // As LangGraph.js' _addSchema: state, then input, then output; a later declaration of a key
+  // must be the same channel, or a plain field (LastValue), which keeps the earlier one.
+  // Reducers are C++ functions: two count as the same when their names are.
+  StateSchema out = b.schema;
+  std::vector<std::string> origin(out.fields().size(), "state");
+  auto add = [&](const std::optional<StateSchema>& schema, const char* which) {
+    if (!schema) return;
+    for (const FieldSpec& f : schema->fields()) {
+      const auto& fields = out.fields();
+      auto it = std::find_if(fields.begin(), fields.end(), [&](const FieldSpec& g) { return g.name == f.name; });
+      if (it == fields.end()) {
+        out.field(f);
+        origin.push_back(which);
+        continue;
+      }
+      if (plain_field(f)) continue;
+      const bool same = (it->reducer.has_value() == f.reducer.has_value()) &&
+                        (!f.reducer || it->reducer->name() == f.reducer->name()) && it->kind == f.kind &&
+                        it->default_value == f.default_value;
+      if (!same)
+        problems.push_back(std::string(which) + " schema key '" + f.name + "' (" + describe_field(f) +
+                           ") is declared differently in the " + origin[it - fields.begin()] + " schema (" +
+                           describe_field(*it) +
+                           "); a key in several schemas must have the same reducer, kind and default, or be a "
+                           "plain field in all but one");
+    }
+  };
+  add(b.input_schema, "input");
+  add(b.output_schema, "output");
+  return out;
+}
 
 std::vector<std::string> validate(const GraphSpec& b, const CompileOptions& options) {
   std::vector<std::string> problems;
@@ -32,6 +77,9 @@ std::vector<std::string> validate(const GraphSpec& b, const CompileOptions& opti
     if (f.reducer && f.kind != ChannelKind::automatic)
       problems.push_back("state key '" + f.name + "' has both a reducer and an explicit channel kind");
   }
+
+  if (b.typed && (b.input_schema || b.output_schema))
+    problems.push_back("input and output schemas are for JSON state (StateGraph); a typed graph's input and output are its struct");
 
   // --- nodes ---
   std::set<std::string> node_names;

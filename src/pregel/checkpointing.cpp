@@ -198,10 +198,16 @@ Persistence::Planned Persistence::before_step() {
   }
   if (s_.wants(StreamMode::updates))
     for (const auto& t : s_.tasks)
-      if (t->cached && !t->node->is_start)
+      if (t->cached && !t->node->is_start) {
+        json update = t->stream_update.is_null() ? json::object() : t->stream_update;
+        if (s_.values_show_output() && update.is_object())  // a subgraph's run shows its output's keys
+          for (auto it = update.begin(); it != update.end();) {
+            const int id = s_.g->find_key(it.key());
+            it = id >= 0 && s_.g->output_mask[id] ? std::next(it) : update.erase(it);
+          }
         s_.yield(StreamPart{StreamMode::updates, {},
-                                      json{{t->node->name, t->stream_update.is_null() ? json::object() : t->stream_update},
-                                           {"__metadata__", {{"cached", true}}}}});
+                            json{{t->node->name, std::move(update)}, {"__metadata__", {{"cached", true}}}}});
+      }
   return all_cached ? Planned::all_cached : Planned::run;
 }
 
@@ -543,6 +549,7 @@ void Persistence::pause(std::vector<Interrupt> interrupts, bool from_tasks) {
   if (done.empty()) return announce_pause();
   std::swap(s_.tasks, done);
   const bool wrote = s_.step_wrote_state();
+  s_.note_output_step();
   try {
     apply_writes(*s_.g, s_.cs, s_.tasks, s_.step);
   } catch (const Error&) {

@@ -103,7 +103,8 @@ void Persistence::load_and_apply_input(const json* input, const Command* command
         s_.step = loaded_step_ + 2;
       }
     }
-    if (s_.wants(StreamMode::values)) s_.yield(StreamPart{StreamMode::values, {}, s_.state_json()});
+    s_.output_shown = true;  // as LangGraph: a resume or a Command's writes show the output
+    if (s_.wants(StreamMode::values)) s_.yield(StreamPart{StreamMode::values, {}, s_.values_json()});
     if (!resuming) {
       s_.step = tuple ? loaded_step_ + 1 : -1;
       save_checkpoint("input");

@@ -60,7 +60,8 @@ PregelLoop::PregelLoop(std::shared_ptr<const Program> graph, const Command& inpu
   t.run = this;
   for (const auto& [c, v] : writes) decode_write(g, s_.config, t, c, v);
   apply_input_writes(g, s_.cs, t);
-  if (wants(StreamMode::values)) s_.yield(StreamPart{StreamMode::values, {}, s_.state_json()});
+  s_.output_shown = true;  // as LangGraph: a Command's writes show the output
+  if (wants(StreamMode::values)) s_.yield(StreamPart{StreamMode::values, {}, s_.values_json()});
 }
 
 PregelLoop::PregelLoop(std::shared_ptr<const Program> graph, RunConfig config, const CheckpointTuple* tuple, Inspect,
@@ -172,7 +173,14 @@ const std::vector<Interrupt>& PregelLoop::interrupts() const {
 }
 
 json PregelLoop::result(bool take) {
-  json out = s_.g->typed || !take ? s_.state_json() : s_.take_state();
+  json out;
+  if (s_.g->has_output_schema) {
+    // As LangGraph: the output's keys, or nothing when the run never wrote one of them.
+    if (s_.output_shown) out = s_.output_json();
+    else if (paused()) out = json::object();
+  } else {
+    out = s_.g->typed || !take ? s_.state_json() : s_.take_state();
+  }
   if (paused()) out[kInterruptChannel] = interrupts_json(cp_->interrupts());
   return out;
 }
@@ -315,10 +323,11 @@ void PregelLoop::finish_step() {
     }
   }
   // As LangGraph: a `values` part only after a step that wrote to the state.
-  const bool show_values = wants(StreamMode::values) && s_.step_wrote_state();
+  const bool show_values = wants(StreamMode::values) && s_.step_shows_values();
+  s_.note_output_step();
   apply_writes(*s_.g, s_.cs, s_.tasks, s_.step);
   if (cp_) cp_->save_step();
-  if (show_values) s_.yield(StreamPart{StreamMode::values, {}, s_.state_json()});
+  if (show_values) s_.yield(StreamPart{StreamMode::values, {}, s_.values_json()});
   if (cp_ && cp_->pause_after_step()) {
     phase_ = Phase::done;
     return;

@@ -141,6 +141,8 @@ class PregelLoop final : private RunnerHost {
   // RunnerHost
   void save_task_writes(ExecutableTask& t) override;
   void stream_task_result(ExecutableTask& t) override;
+  /// The entries of `update` that name output keys (a subgraph's run with an output schema).
+  json output_keys_of(json update) const;
 
   // stream_parts.cpp: what the loop streams about tasks.
   void emit_task_start(const ExecutableTask& t);

@@ -113,6 +113,12 @@ struct Program {
   std::vector<int> nodes_by_name;                    // node ids in name order
   std::vector<std::string> state_keys;               // for error messages
   std::vector<int> message_keys;                     // JSON state keys under add_messages
+  // Input and output schemas (StateGraphOptions); without them every key is both.
+  std::optional<StateSchema> input_schema, output_schema;  // as declared (JSON Schemas of the graph)
+  std::vector<char> input_mask;      // per state key: an input may set it; empty = every key
+  bool has_output_schema = false;
+  std::vector<char> output_mask;     // per state key: in the output; set with has_output_schema
+  std::vector<int> output_keys_by_name;  // the output's key ids in name order
   std::vector<NodeData> nodes;                       // node 0 is __start__
   NameIndex node_index;
   NameIndex channel_index;                           // every channel by name (checkpoints)

@@ -86,6 +86,14 @@ bool RunState::step_wrote_state() const {
   return false;
 }
 
+bool RunState::step_wrote_output() const {
+  if (!g->has_output_schema) return step_wrote_state();
+  for (const auto& t : tasks)
+    for (const auto& w : t->writes)
+      if (w.first < g->num_state_keys && g->output_mask[w.first]) return true;
+  return false;
+}
+
 ResultOptions RunState::result_options() const {
   const bool keep_update = wants(StreamMode::updates);
   const bool shown = keep_update || checkpointed || wants(StreamMode::tasks) || wants(StreamMode::debug);
@@ -103,6 +111,15 @@ json RunState::state_json() const {
   json out = json::object();
   auto& obj = out.get_ref<json::object_t&>();
   for (int id : g->keys_by_name)
+    if (const json* v = json_channel(id)->peek()) obj.emplace_hint(obj.end(), g->state_keys[id], *v);
+  return out;
+}
+
+json RunState::output_json() const {
+  if (!g->has_output_schema) return state_json();
+  json out = json::object();
+  auto& obj = out.get_ref<json::object_t&>();
+  for (int id : g->output_keys_by_name)
     if (const json* v = json_channel(id)->peek()) obj.emplace_hint(obj.end(), g->state_keys[id], *v);
   return out;
 }

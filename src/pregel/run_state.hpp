@@ -76,6 +76,22 @@ struct RunState {
   void recycle_tasks();
   /// Whether a task of the step wrote to a state key (LangGraph streams `values` only then).
   bool step_wrote_state() const;
+  /// With an output schema: whether a task of the step wrote to an output key.
+  bool step_wrote_output() const;
+  /// With an output schema, LangGraph's invoke returns its keys as of the last `values` chunk
+  /// of the output: set once this run applied a write to an output key, or started by resuming
+  /// or from a Command's writes; invoke returns null (nothing) while it is not set.
+  bool output_shown = false;
+  /// Notes a step about to be applied for output_shown.
+  void note_output_step() {
+    if (g->has_output_schema && !output_shown) output_shown = step_wrote_output();
+  }
+  /// Whether `values` parts show the output's keys (a subgraph's run, whose output its parent
+  /// reads, as LangGraph) instead of every channel.
+  bool values_show_output() const noexcept { return parent && g->has_output_schema; }
+  /// What a `values` part of this run holds, and whether the step makes one.
+  json values_json() const { return values_show_output() ? output_json() : state_json(); }
+  bool step_shows_values() const { return values_show_output() ? step_wrote_output() : step_wrote_state(); }
   /// What collect_writes keeps of a node's result in this run.
   ResultOptions result_options() const;
   /// The namespace of task `t`'s subgraph checkpoints.
@@ -83,6 +99,8 @@ struct RunState {
 
   /// The current state (every key with a value).
   json state_json() const;
+  /// The output schema's keys with a value (every key without an output schema).
+  json output_json() const;
   /// The final state, moved out of the channels (the run is over).
   json take_state();
 

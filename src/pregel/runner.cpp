@@ -131,8 +131,13 @@ void PregelRunner::run_start_task(ExecutableTask& t) {
       return;
     }
     json input = *s_.json_channel(g.start_channel)->peek();
-    for (auto& [key, value] : input.items())
-      t.writes.emplace_back(g.key_of(key, [] { return std::string("input has"); }), std::move(value));
+    for (auto& [key, value] : input.items()) {
+      int id = g.key_of(key, [] { return std::string("input has"); });
+      // As LangGraph: with an input schema, the input sets its keys only; other state keys in it
+      // are ignored (a subgraph is handed its parent's state).
+      if (!g.input_mask.empty() && !g.input_mask[id]) continue;
+      t.writes.emplace_back(id, std::move(value));
+    }
     t.control = t.node->edge_writes;
   } catch (...) {
     t.error = std::current_exception();

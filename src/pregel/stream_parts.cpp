@@ -73,6 +73,18 @@ json PregelLoop::interrupt(ExecutableTask& t, json value) {
 
 void PregelLoop::save_task_writes(ExecutableTask& t) { cp_->save_task_writes(t); }
 
+json PregelLoop::output_keys_of(json update) const {
+  // As LangGraph: the run of a subgraph with an output schema shows its tasks' writes to the
+  // output's keys only (an empty object when none).
+  json out = json::object();
+  if (update.is_object())
+    for (auto it = update.begin(); it != update.end(); ++it) {
+      const int id = s_.g->find_key(it.key());
+      if (id >= 0 && s_.g->output_mask[id]) out[it.key()] = std::move(it.value());
+    }
+  return out;
+}
+
 void PregelLoop::stream_task_result(ExecutableTask& t) {
   // LangGraph shows a node's returned messages (on_chain_end) before its update.
   if (!t.error && !t.paused && wants(StreamMode::messages)) emit_returned_messages(t);
@@ -85,6 +97,7 @@ void PregelLoop::stream_task_result(ExecutableTask& t) {
   } else if (!t.paused && !t.error && wants(StreamMode::updates)) {
     // (A task paused with no interrupts, a subgraph stopped at its own interrupt_before or
     // interrupt_after, streams nothing: the root announces the pause when the step is over.)
+    if (s_.values_show_output()) t.stream_update = output_keys_of(std::move(t.stream_update));
     emit(StreamMode::updates, json{{t.node->name, std::move(t.stream_update)}});
   }
   emit_task_result(t);

@@ -88,10 +88,12 @@ Task<NodeResult> PregelLoop::run_subgraph(ExecutableTask& t, std::shared_ptr<con
   co_await drive_child(*c);  // a Command(graph=PARENT) inside ends it: the runner takes it as this node's result
   if (c->run->paused()) throw GraphInterrupt(c->run->interrupts());
   // The subgraph's final values of the keys both graphs have are this node's update.
+  // With an output schema, its keys (none when the subgraph wrote none of them, as LangGraph).
   json out = c->run->result();
   json update = json::object();
-  for (auto it = out.begin(); it != out.end(); ++it)
-    if (s_.g->find_key(it.key()) >= 0) update[it.key()] = std::move(it.value());
+  if (out.is_object())
+    for (auto it = out.begin(); it != out.end(); ++it)
+      if (s_.g->find_key(it.key()) >= 0) update[it.key()] = std::move(it.value());
   co_return NodeResult(std::move(update));
 }
 

@@ -114,12 +114,16 @@ class CompiledStateGraph {
   /// one named `namespace_` when given; with `recurse`, theirs too, named `outer|inner`.
   std::vector<std::pair<std::string, CompiledStateGraph>> get_subgraphs(const std::string& namespace_ = "",
                                                                        bool recurse = false) const;
-  /// JSON Schema (draft-07) of the state: an object with a property per state key; typed state
-  /// (TypedStateGraph) gives each its type's schema, JSON state leaves them untyped. The input
-  /// and the output are the state's keys (superstep has no separate input/output schemas).
+  /// JSON Schema (draft-07) of the state: an object with a property per channel key (those of
+  /// the input and output schemas too, as get_state shows them); typed state (TypedStateGraph)
+  /// gives each its type's schema, JSON state leaves them untyped.
   json get_state_jsonschema() const;
-  json get_input_jsonschema() const { return get_state_jsonschema(); }
-  json get_output_jsonschema() const { return get_state_jsonschema(); }
+  /// JSON Schema of the input: the input schema's keys (StateGraphOptions::input_schema), else
+  /// the state's, titled `<name>Input` when it differs from the state.
+  json get_input_jsonschema() const;
+  /// JSON Schema of the output (what invoke returns): the output schema's keys, else the
+  /// state's, titled `<name>Output` when it differs from the state.
+  json get_output_jsonschema() const;
   /// Non-fatal findings of compile() (e.g. nodes unreachable through static edges).
   const std::vector<std::string>& warnings() const noexcept;
   const std::string& name() const noexcept;

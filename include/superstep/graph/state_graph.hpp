@@ -48,9 +48,29 @@ struct CompileOptions {
   Limits limits;
 };
 
+/// Options of the StateGraph constructor: LangGraph's `input_schema` and `output_schema`
+/// (JS: `new StateGraph({stateSchema, input, output})`). Each key of either becomes a channel
+/// beside the state's keys (a key in no other schema is private to the input or the output).
+struct StateGraphOptions {
+  /// The keys an input may set: other state keys in an input are ignored, as LangGraph
+  /// (a key of no schema is still an InvalidUpdateError). Default: the state schema.
+  std::optional<StateSchema> input_schema;
+  /// The keys invoke() returns (and a subgraph node hands its parent). Default: the state schema.
+  std::optional<StateSchema> output_schema;
+};
+
 class StateGraph {
  public:
   explicit StateGraph(StateSchema schema);
+  /// A graph whose input and output differ from its state (docs/guide.md, "Input and output
+  /// schemas"):
+  ///   sp::StateGraph g(overall, {.input_schema = in, .output_schema = out});
+  /// Nodes see the state schema's keys (plus their NodeOptions::input_keys, which may name
+  /// input- or output-only keys) and may write any key of the three schemas. A key declared in
+  /// several schemas must agree on reducer, channel kind and default, unless the later one is
+  /// a plain field (no reducer, kind or default), which takes the earlier declaration
+  /// (compile() reports a conflict).
+  StateGraph(StateSchema schema, StateGraphOptions options);
   ~StateGraph();
   StateGraph(StateGraph&&) noexcept;
   StateGraph& operator=(StateGraph&&) noexcept;
