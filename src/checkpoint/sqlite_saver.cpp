@@ -216,21 +216,17 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
           append.run();
         }
       }
-      // ?1-?9: the row's columns (step values only `with_values`).
-      auto bind_row = [&](Stmt& s, bool with_values) {
-        s.bind_ref(1, t).bind_ref(2, ns).bind_ref(3, checkpoint.id).bind_ref(5, stored).bind_ref(6, md);
-        if (config.checkpoint_id) s.bind_ref(4, *config.checkpoint_id);
-        else s.bind_null(4);
-        if (with_values) s.bind_ref(7, *step_version).bind_ref(8, step_values);
-        else s.bind_null(7).bind_null(8);
-        if (!values_at.empty()) s.bind_ref(9, values_at);
-        else s.bind_null(9);
-      };
       Stmt cp(impl_->db, impl_->stmts,
               "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, "
               "metadata, step_version, step_values, values_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
               "ON CONFLICT DO NOTHING");
-      bind_row(cp, in_row);
+      cp.bind_ref(1, t).bind_ref(2, ns).bind_ref(3, checkpoint.id).bind_ref(5, stored).bind_ref(6, md);
+      if (config.checkpoint_id) cp.bind_ref(4, *config.checkpoint_id);
+      else cp.bind_null(4);
+      if (in_row) cp.bind_ref(7, *step_version).bind_ref(8, step_values);
+      else cp.bind_null(7).bind_null(8);
+      if (!values_at.empty()) cp.bind_ref(9, values_at);
+      else cp.bind_null(9);
       cp.run();
       if (sqlite3_changes(impl_->db) > 0) return;
       // The checkpoint was stored before: it takes this put's texts; its row keeps the values of
@@ -249,7 +245,13 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
                  "step_values = CASE WHEN step_values IS NULL THEN ?8 WHEN ?8 IS NULL THEN step_values "
                  "ELSE json_patch(step_values, ?8) END, values_at = coalesce(?9, values_at) "
                  "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
-      bind_row(again, in_row && (!held || *held == *step_version));
+      again.bind_ref(1, t).bind_ref(2, ns).bind_ref(3, checkpoint.id).bind_ref(5, stored).bind_ref(6, md);
+      if (config.checkpoint_id) again.bind_ref(4, *config.checkpoint_id);
+      else again.bind_null(4);
+      if (in_row && (!held || *held == *step_version)) again.bind_ref(7, *step_version).bind_ref(8, step_values);
+      else again.bind_null(7).bind_null(8);
+      if (!values_at.empty()) again.bind_ref(9, values_at);
+      else again.bind_null(9);
       again.run();
       if (in_row && held && *held != *step_version) values_row();
     });
