@@ -71,23 +71,13 @@ void LatestCheckpoints::filled(const std::string& thread, const std::string& ns,
   }
   Entry& e = make(key);
   e.tuple = newest;
-  e.locations.reset();
   e.metadata_text.reset();
   e.writes.clear();
   e.paths.clear();
 }
 
-const LatestCheckpoints::Locations* LatestCheckpoints::locations(const CheckpointConfig& config) const {
-  auto it = entries_.find({config.thread_id, config.checkpoint_ns});
-  if (it == entries_.end() || !it->second.tuple || !it->second.locations || !config.checkpoint_id ||
-      *config.checkpoint_id != it->second.tuple->checkpoint.id)
-    return nullptr;
-  return &*it->second.locations;
-}
-
 void LatestCheckpoints::put(const CheckpointConfig& config, const Checkpoint& checkpoint, std::string metadata_text,
-                            const json& new_versions, const PutDeltas& deltas,
-                            const std::optional<std::string>& row_version, const Locations* parent_locations) {
+                            const json& new_versions, const PutDeltas& deltas) {
   Key key{config.thread_id, config.checkpoint_ns};
   touched(key);
   auto it = entries_.find(key);
@@ -165,19 +155,6 @@ void LatestCheckpoints::put(const CheckpointConfig& config, const Checkpoint& ch
   for (auto value = values.begin(); value != values.end();) {
     if (versions.contains(value.key())) ++value;
     else value = values.erase(value);
-  }
-
-  // Where the values of its versions are: the parent's, less those no version names any more
-  // (looked at when the maps are stored whole, once per run), and this put's own row.
-  if (parent_locations) e.locations = *parent_locations;
-  if (e.locations) {
-    if (!changes) {
-      std::set<std::string> named;
-      for (auto v = versions.begin(); v != versions.end(); ++v) named.insert(version_text(*v));
-      for (auto at = e.locations->begin(); at != e.locations->end();)
-        at = named.count(at->first) ? std::next(at) : e.locations->erase(at);
-    }
-    if (row_version) (*e.locations)[*row_version] = checkpoint.id;
   }
 
   t.config = CheckpointConfig{config.thread_id, config.checkpoint_ns, checkpoint.id};

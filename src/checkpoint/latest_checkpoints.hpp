@@ -34,10 +34,6 @@ class LatestCheckpoints {
   /// Whether it keeps anything (capacity above 0).
   bool enabled() const noexcept { return capacity_ > 0; }
 
-  /// Version text -> id of the checkpoint whose row holds that version's values (SqliteSaver,
-  /// schema 8: docs/checkpoint_schema.md).
-  using Locations = std::map<std::string, std::string>;
-
   /// What a read of `config`'s checkpoint would return, when this memory knows it: the thread's
   /// newest (no checkpoint_id, or the newest's id). nullopt: not known.
   std::optional<CheckpointTuple> find(const CheckpointConfig& config);
@@ -45,15 +41,8 @@ class LatestCheckpoints {
   void filled(const std::string& thread, const std::string& ns, const std::optional<CheckpointTuple>& newest);
   /// A put the saver stored (the arguments of put_with_deltas; the metadata as the text stored,
   /// kept as text and read back by find(): a run puts several checkpoints per read).
-  /// `row_version`: the version whose values the saver stored in the checkpoint's own row;
-  /// `parent_locations`: where the values of the parent's versions are, when the saver looked it
-  /// up (else the entry's own knowledge, if any, is carried forward).
   void put(const CheckpointConfig& config, const Checkpoint& checkpoint, std::string metadata_text,
-           const json& new_versions, const PutDeltas& deltas, const std::optional<std::string>& row_version = {},
-           const Locations* parent_locations = nullptr);
-  /// Where the values of the versions of `config`'s checkpoint are stored, when it is the newest
-  /// this memory holds and the memory knows it; nullptr otherwise.
-  const Locations* locations(const CheckpointConfig& config) const;
+           const json& new_versions, const PutDeltas& deltas);
   /// A put_writes the saver stored.
   void wrote(const CheckpointConfig& config, const std::vector<std::pair<std::string, json>>& writes,
              const std::string& task_id, const std::string& task_path);
@@ -75,7 +64,6 @@ class LatestCheckpoints {
     // (task id, index), the table's key, sits.
     std::map<std::tuple<std::string, std::string, int>, StoredWrite> writes;
     std::map<std::pair<std::string, int>, std::string> paths;
-    std::optional<Locations> locations;  // of the tuple's versions, when known
     std::list<Key>::iterator used;
   };
   Entry* entry(const Key& key);

@@ -151,8 +151,6 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
     }
     if (!step_values.empty()) step_values += '}';
   }
-  // The step's whole values go in its checkpoint's own row (schema 8): one row, one table.
-  const bool in_row = step_version && !step_values.empty();
   std::lock_guard lock(impl_->mutex);
   // SQLite would go on writing into a file deleted (or replaced) under it, and all of it would
   // be gone when the saver closes: once per checkpoint, one stat() of the path says so.
@@ -160,42 +158,19 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
   if (sqlite3_file_control(impl_->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved)
     throw CheckpointError("sqlite: the database file '" + impl_->path +
                           "' was deleted or replaced while open (what this saver writes now would be lost when it closes)");
-  // A checkpoint with whole version maps (a chain's root) names the rows that hold the values of
-  // its other versions (values_at), so a reader of it or of its chain finds them by key.
-  const internal::LatestCheckpoints::Locations* parent_locations = nullptr;
-  internal::LatestCheckpoints::Locations read_locations;
-  std::string values_at;
-  if (!deltas.versions_root && config.checkpoint_id) {
-    parent_locations = impl_->latest.locations(config);
-    if (!parent_locations) {
-      read_locations = impl_->locations_of(t, ns, *config.checkpoint_id);
-      parent_locations = &read_locations;
-    }
-    std::set<std::string_view> named;
-    for (auto it = checkpoint.channel_versions.begin(); it != checkpoint.channel_versions.end(); ++it) {
-      std::string v = internal::version_text(*it);
-      if (in_row && v == *step_version) continue;
-      auto at = parent_locations->find(v);
-      if (at == parent_locations->end() || !named.insert(at->first).second) continue;
-      values_at += values_at.empty() ? "{" : ",";
-      internal::append_json_string(values_at, at->first);
-      values_at += ':';
-      internal::append_json_string(values_at, at->second);
-    }
-    if (!values_at.empty()) values_at += '}';
-  }
   try {
     impl_->write_visible_last([&] {
-      auto values_row = [&] {
-        // A second put of one version (a stored checkpoint put again) merges into its row.
-        Stmt row(impl_->db, impl_->stmts,
-                 "INSERT INTO checkpoint_version_values (thread_id, checkpoint_ns, version, channel_values) "
-                 "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET channel_values = "
-                 "json_patch(channel_values, excluded.channel_values)");
-        row.bind_ref(1, t).bind_ref(2, ns).bind_ref(3, *step_version).bind_ref(4, step_values);
-        row.run();
-      };
-      if (!step_version && new_versions.is_object()) {
+      if (step_version) {
+        if (!step_values.empty()) {
+          // A second put of one version (a stored checkpoint put again) merges into its row.
+          Stmt row(impl_->db, impl_->stmts,
+                   "INSERT INTO checkpoint_version_values (thread_id, checkpoint_ns, version, channel_values) "
+                   "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET channel_values = "
+                   "json_patch(channel_values, excluded.channel_values)");
+          row.bind_ref(1, t).bind_ref(2, ns).bind_ref(3, *step_version).bind_ref(4, step_values);
+          row.run();
+        }
+      } else if (new_versions.is_object()) {
         Stmt blob(impl_->db, impl_->stmts,
                   "INSERT OR REPLACE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, value) "
                   "VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -217,50 +192,18 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
         }
       }
       Stmt cp(impl_->db, impl_->stmts,
-              "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, "
-              "metadata, step_version, step_values, values_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
-              "ON CONFLICT DO NOTHING");
+              "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
+              "checkpoint, metadata) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
       cp.bind_ref(1, t).bind_ref(2, ns).bind_ref(3, checkpoint.id).bind_ref(5, stored).bind_ref(6, md);
       if (config.checkpoint_id) cp.bind_ref(4, *config.checkpoint_id);
       else cp.bind_null(4);
-      if (in_row) cp.bind_ref(7, *step_version).bind_ref(8, step_values);
-      else cp.bind_null(7).bind_null(8);
-      if (!values_at.empty()) cp.bind_ref(9, values_at);
-      else cp.bind_null(9);
       cp.run();
-      if (sqlite3_changes(impl_->db) > 0) return;
-      // The checkpoint was stored before: it takes this put's texts; its row keeps the values of
-      // the version it holds (merged with this put's when they are the same version), and this
-      // put's values of another version go to a row of their own.
-      std::optional<std::string> held;
-      {
-        Stmt have(impl_->db, impl_->stmts,
-                  "SELECT step_version FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
-        have.bind_ref(1, t).bind_ref(2, ns).bind_ref(3, checkpoint.id);
-        if (have.step() && !have.is_null(0)) held = have.text(0);
-      }
-      Stmt again(impl_->db, impl_->stmts,
-                 "UPDATE checkpoints SET parent_checkpoint_id = ?4, checkpoint = ?5, metadata = ?6, "
-                 "step_version = coalesce(step_version, ?7), "
-                 "step_values = CASE WHEN step_values IS NULL THEN ?8 WHEN ?8 IS NULL THEN step_values "
-                 "ELSE json_patch(step_values, ?8) END, values_at = coalesce(?9, values_at) "
-                 "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3");
-      again.bind_ref(1, t).bind_ref(2, ns).bind_ref(3, checkpoint.id).bind_ref(5, stored).bind_ref(6, md);
-      if (config.checkpoint_id) again.bind_ref(4, *config.checkpoint_id);
-      else again.bind_null(4);
-      if (in_row && (!held || *held == *step_version)) again.bind_ref(7, *step_version).bind_ref(8, step_values);
-      else again.bind_null(7).bind_null(8);
-      if (!values_at.empty()) again.bind_ref(9, values_at);
-      else again.bind_null(9);
-      again.run();
-      if (in_row && held && *held != *step_version) values_row();
     });
   } catch (...) {
     impl_->latest.forget(t, ns);
     throw;
   }
-  impl_->latest.put(config, checkpoint, std::move(md), new_versions, deltas, in_row ? step_version : std::nullopt,
-                    parent_locations == &read_locations ? &read_locations : nullptr);
+  impl_->latest.put(config, checkpoint, std::move(md), new_versions, deltas);
   return CheckpointConfig{t, ns, checkpoint.id};
 }
 
@@ -434,9 +377,8 @@ void SqliteSaver::copy_thread(const std::string& from, const std::string& to) {
       del.bind(1, to).run();
     }
     Stmt(impl_->db,
-         "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata, "
-         "step_version, step_values, values_at) SELECT ?2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, "
-         "metadata, step_version, step_values, values_at FROM checkpoints WHERE thread_id = ?1")
+         "INSERT INTO checkpoints SELECT ?2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata "
+         "FROM checkpoints WHERE thread_id = ?1")
         .bind(1, from)
         .bind(2, to)
         .run();
@@ -485,8 +427,11 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
           if (get.step()) cp = get.text(0);
         }
         json stored = parse_stored(cp, "checkpoint", t, id);
-        const bool changes = stored.contains(kVersionsFrom);
-        if (changes) impl_->maps(t, ns).resolve(id, stored);  // its parents go: it is stored with whole maps below
+        if (stored.contains(kVersionsFrom)) {  // its parents go: store whole maps
+          impl_->maps(t, ns).resolve(id, stored);
+          Stmt(impl_->db, "UPDATE checkpoints SET checkpoint = ?4 WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3")
+              .bind(1, t).bind(2, ns).bind(3, id).bind(4, stored.dump()).run();
+        }
         json versions = stored.value("channel_versions", json::object());
         // The kept values are stored whole in checkpoint_blobs, so the appends they were built
         // from and the rows of step values can go.
@@ -504,16 +449,9 @@ void SqliteSaver::prune(const std::vector<std::string>& thread_ids, bool keep_la
           Stmt(impl_->db, "DELETE FROM checkpoint_version_values WHERE thread_id = ?1 AND checkpoint_ns = ?2")
               .bind(1, t).bind(2, ns).run();
         }
-        // (After the values are read: where they are is learned from its chain.)
-        if (changes)
-          Stmt(impl_->db, "UPDATE checkpoints SET checkpoint = ?4 WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3")
-              .bind(1, t).bind(2, ns).bind(3, id).bind(4, stored.dump()).run();
         Stmt(impl_->db, "DELETE FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id <> ?3")
             .bind(1, t).bind(2, ns).bind(3, id).run();
-        // (Its values are whole in checkpoint_blobs now: its row names no other row.)
-        Stmt(impl_->db,
-             "UPDATE checkpoints SET parent_checkpoint_id = NULL, step_version = NULL, step_values = NULL, "
-             "values_at = NULL WHERE thread_id = ?1 AND checkpoint_ns = ?2")
+        Stmt(impl_->db, "UPDATE checkpoints SET parent_checkpoint_id = NULL WHERE thread_id = ?1 AND checkpoint_ns = ?2")
             .bind(1, t).bind(2, ns).run();
         Stmt(impl_->db, "DELETE FROM checkpoint_writes WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id <> ?3")
             .bind(1, t).bind(2, ns).bind(3, id).run();

@@ -111,11 +111,6 @@ struct SqliteSaver::Impl {
   /// With `all`, every stored value of the thread is read up front in one statement (for a
   /// history, which needs most of them).
   internal::BlobResolver resolver(const std::string& t, const std::string& ns, std::string* id, bool all = false);
-  /// Where the values of checkpoint `id`'s versions that live in checkpoint rows are (schema 8):
-  /// its own step's, the steps of its chain (from its versions_root on), and its chain root's
-  /// values_at. A version names one step's values in a thread and namespace, so what any row
-  /// says holds for every checkpoint there.
-  internal::LatestCheckpoints::Locations locations_of(const std::string& t, const std::string& ns, const std::string& id);
   /// Rebuilds version maps stored as changes; `rows` (id -> stored text) are checkpoints this read
   /// already has, others are read one by one.
   internal::VersionResolver maps(const std::string& t, const std::string& ns,

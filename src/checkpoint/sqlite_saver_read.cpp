@@ -53,50 +53,14 @@ std::unordered_map<std::string, std::vector<StoredWrite>> SqliteSaver::Impl::wri
   return out;
 }
 
-internal::LatestCheckpoints::Locations SqliteSaver::Impl::locations_of(const std::string& t, const std::string& ns,
-                                                                        const std::string& id) {
-  internal::LatestCheckpoints::Locations out;
-  auto learn = [&](const std::string& row_id, Stmt& s, int version_col, int values_at_col) {
-    if (!s.is_null(version_col)) out.emplace(s.text(version_col), row_id);
-    if (s.is_null(values_at_col)) return;
-    json at = parse_stored(s.view(values_at_col), "values_at", t, row_id);
-    if (!at.is_object()) return;
-    for (auto it = at.begin(); it != at.end(); ++it)
-      if (it->is_string()) out.emplace(it.key(), it->get<std::string>());
-  };
-  std::optional<std::string> root;
-  {
-    Stmt s(db, stmts,
-           "SELECT step_version, values_at, checkpoint FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
-           "checkpoint_id = ?3");
-    s.bind(1, t).bind(2, ns).bind(3, id);
-    if (!s.step()) return out;
-    learn(id, s, 0, 1);
-    json stored = parse_stored(s.view(2), "checkpoint", t, id);
-    if (auto r = stored.find(internal::kVersionsRoot); r != stored.end() && r->is_string()) root = r->get<std::string>();
-  }
-  if (!root) return out;
-  // The chain: its rows lie in the id range from its root to the checkpoint.
-  Stmt chain(db, stmts,
-             "SELECT checkpoint_id, step_version, values_at FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 "
-             "AND checkpoint_id >= ?3 AND checkpoint_id < ?4 AND (step_version IS NOT NULL OR values_at IS NOT NULL)");
-  chain.bind(1, t).bind(2, ns).bind(3, *root).bind(4, id);
-  while (chain.step()) learn(chain.text(0), chain, 1, 2);
-  return out;
-}
-
 internal::BlobResolver SqliteSaver::Impl::resolver(const std::string& t, const std::string& ns, std::string* id, bool all) {
   using Rows = std::map<std::pair<std::string, std::string>, std::pair<std::string, std::optional<std::string>>>;
   struct Found {
     Rows rows;                                  // (channel, version) -> checkpoint_blobs row
     std::set<std::string> whole_channel;        // channels whose blobs are all in `rows`
-    // version -> {channel: [value]} text: a checkpoint row's step_values or a
-    // checkpoint_version_values row
-    std::unordered_map<std::string, std::string> steps;
+    std::unordered_map<std::string, std::string> steps;  // version -> checkpoint_version_values text
     std::unordered_map<std::string, json> parsed_steps;  // version -> that text parsed
-    bool all_steps = false;                     // `steps` holds every step's values of the thread
-    internal::LatestCheckpoints::Locations located;  // version -> checkpoint whose row holds it
-    std::set<std::string> learned;              // checkpoints whose locations are in `located`
+    bool all_steps = false;                     // `steps` holds every row of the thread
   };
   auto found = std::make_shared<Found>();
   if (all) {
@@ -108,18 +72,13 @@ internal::BlobResolver SqliteSaver::Impl::resolver(const std::string& t, const s
       if (!s.is_null(3)) base = s.text(3);
       found->rows.emplace(std::pair{s.text(0), s.text(1)}, std::pair{s.text(2), std::move(base)});
     }
-    Stmt rows(db, stmts,
-              "SELECT step_version, step_values FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
-              "step_values IS NOT NULL");
-    rows.bind(1, t).bind(2, ns);
-    while (rows.step()) found->steps.emplace(rows.text(0), rows.text(1));
     Stmt steps(db, stmts,
                "SELECT version, channel_values FROM checkpoint_version_values WHERE thread_id = ?1 AND checkpoint_ns = ?2");
     steps.bind(1, t).bind(2, ns);
     while (steps.step()) found->steps.emplace(steps.text(0), steps.text(1));
     found->all_steps = true;
   }
-  // The value of `ch` in the values stored for `version` (with the other whole values of its step).
+  // The value of `ch` in the row of `version` (stored with the other whole values of its step).
   auto from_step = [this, t, ns, id, found](const std::string& ch,
                                             const std::string& version) -> std::optional<internal::StoredBlob> {
     auto parsed = found->parsed_steps.find(version);
@@ -127,34 +86,12 @@ internal::BlobResolver SqliteSaver::Impl::resolver(const std::string& t, const s
       auto text = found->steps.find(version);
       if (text == found->steps.end()) {
         if (found->all_steps) return std::nullopt;
-        // In a checkpoint's row (schema 8): where is learned from the checkpoint being read.
-        if (!found->located.count(version) && found->learned.insert(*id).second)
-          for (auto& [v, at] : locations_of(t, ns, *id)) found->located.emplace(v, at);
-        if (auto at = found->located.find(version); at != found->located.end()) {
-          Stmt s(db, stmts,
-                 "SELECT step_values FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?3 "
-                 "AND step_version = ?4");
-          s.bind(1, t).bind(2, ns).bind(3, at->second).bind(4, version);
-          if (s.step() && !s.is_null(0)) text = found->steps.emplace(version, s.text(0)).first;
-        }
-        if (text == found->steps.end()) {
-          Stmt s(db, stmts,
-                 "SELECT channel_values FROM checkpoint_version_values WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
-                 "version = ?3");
-          s.bind(1, t).bind(2, ns).bind(3, version);
-          if (s.step()) text = found->steps.emplace(version, s.text(0)).first;
-        }
-        if (text == found->steps.end()) {
-          // A version no row of this checkpoint's chain names: the whole value an append chain
-          // starts from, stored by a step of an earlier run. Found by looking through the
-          // thread's rows (once per read and version).
-          Stmt s(db, stmts,
-                 "SELECT step_values FROM checkpoints WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND step_version = ?3 "
-                 "AND step_values IS NOT NULL LIMIT 1");
-          s.bind(1, t).bind(2, ns).bind(3, version);
-          if (!s.step()) return std::nullopt;
-          text = found->steps.emplace(version, s.text(0)).first;
-        }
+        Stmt s(db, stmts,
+               "SELECT channel_values FROM checkpoint_version_values WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND "
+               "version = ?3");
+        s.bind(1, t).bind(2, ns).bind(3, version);
+        if (!s.step()) return std::nullopt;
+        text = found->steps.emplace(version, s.text(0)).first;
       }
       parsed = found->parsed_steps.emplace(version, parse_stored(text->second, "value of channel '" + ch + "' (in the row of version " + version + ")", t, *id)).first;
     }

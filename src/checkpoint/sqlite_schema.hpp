@@ -4,7 +4,7 @@
 
 namespace superstep::internal::sqlite_schema {
 
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 7;
 
 inline const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -119,15 +119,6 @@ CREATE TABLE checkpoints_7 (
 INSERT INTO checkpoints_7 SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints;
 DROP TABLE checkpoints;
 ALTER TABLE checkpoints_7 RENAME TO checkpoints;
-)sql",
-    // 8: an engine step's whole values in its checkpoint's row (step_version, step_values), and
-    // in a checkpoint storing whole version maps the rows that hold its other versions' values
-    // (values_at): a put writes one table's row instead of two tables' (docs/checkpoint_schema.md).
-    // Rows written before keep their values in checkpoint_version_values.
-    R"sql(
-ALTER TABLE checkpoints ADD COLUMN step_version TEXT;
-ALTER TABLE checkpoints ADD COLUMN step_values TEXT;
-ALTER TABLE checkpoints ADD COLUMN values_at TEXT;
 )sql",
 };
 

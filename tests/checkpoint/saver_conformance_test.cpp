@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <thread>
 
 #include "checkpoint/saver_common.hpp"
@@ -525,8 +524,8 @@ TEST(SqliteSaver, CorruptStoredValueNamesThreadAndCheckpointAndSparesOtherThread
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  // A step's values are stored in its checkpoint's row (schema 8).
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE checkpoints SET step_values = '{\"trunc' WHERE thread_id = 'bad'",
+  // A step's values are stored in one row per version (schema 5).
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE checkpoint_version_values SET channel_values = '{\"trunc' WHERE thread_id = 'bad'",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   ASSERT_EQ(sqlite3_changes(db), 1);
@@ -689,18 +688,11 @@ PRAGMA user_version = 6;
     sp::CheckpointQuery q;
     q.thread_id = "t";
     EXPECT_EQ(saver.list(q).size(), 2u);
-    // A new put keeps k at version 2, whose value stays in the old table.
-    saver.put({"t", "", "2"}, cp("3", {{"k", "w"}, {"j", "y"}}, {{"k", 2}, {"j", 3}}), json{{"step", 2}}, {{"j", 3}});
+    saver.put({"t", "", "2"}, cp("3", {{"k", "y"}}, {{"k", 3}}), json{{"step", 2}}, {{"k", 3}});
     auto next = saver.get_tuple({"t", "", std::nullopt});
     ASSERT_TRUE(next);
-    EXPECT_EQ(next->checkpoint.channel_values, json({{"k", "w"}, {"j", "y"}}));
+    EXPECT_EQ(next->checkpoint.channel_values, json({{"k", "y"}}));
     EXPECT_EQ(next->parent_config->checkpoint_id, "2");
-  }
-  {
-    sp::SqliteSaver cold(path);  // reads storage, not a memory of what it wrote
-    auto next = cold.get_tuple({"t", "", "3"});
-    ASSERT_TRUE(next);
-    EXPECT_EQ(next->checkpoint.channel_values, json({{"k", "w"}, {"j", "y"}}));
   }
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   sqlite3_stmt* st = nullptr;
@@ -714,115 +706,6 @@ PRAGMA user_version = 6;
   EXPECT_EQ(sqlite3_column_int(st, 0), 3);
   sqlite3_finalize(st);
   sqlite3_close(db);
-}
-
-// Schema 8: an engine step's values live in its checkpoint's row. Readers find a version's row
-// from the checkpoint they read: its own, its chain's (from its versions_root), and the rows its
-// chain root names (values_at) for versions older than the chain. Checked from savers that
-// remember nothing (a new saver per read), through chains of three runs, a history long enough
-// to be read at once, and a root put by a saver that must look the locations up in storage.
-TEST(SqliteSaver, StepValuesInCheckpointRowsAreFoundAcrossChainsAndRuns) {
-  std::string path = scratch_file("rows");
-  auto delta = [](const std::string& root) {
-    sp::PutDeltas d;
-    d.versions_root = root;
-    return d;
-  };
-  std::map<std::string, json> want;  // checkpoint id -> its whole values
-  {
-    sp::SqliteSaver saver(path);
-    // Run 1: r0 whole, r1 and r2 changes to it.
-    auto at = saver.put({"t", "", std::nullopt}, cp("r0", {{"a", 1}, {"b", 1}}, {{"a", 1}, {"b", 1}}), json::object(),
-                        {{"a", 1}, {"b", 1}});
-    want["r0"] = {{"a", 1}, {"b", 1}};
-    at = saver.put_with_deltas(at, cp("r1", {{"a", 2}}, {{"a", 2}}), json::object(), {{"a", 2}}, delta("r0"));
-    want["r1"] = {{"a", 2}, {"b", 1}};
-    at = saver.put_with_deltas(at, cp("r2", {{"b", 3}}, {{"b", 3}}), json::object(), {{"b", 3}}, delta("r0"));
-    want["r2"] = {{"a", 2}, {"b", 3}};
-    // Run 2: s0 whole (a and b at versions stored by r1 and r2), then changes.
-    at = saver.put(at, cp("s0", {{"a", 2}, {"b", 3}, {"c", "x"}}, {{"a", 2}, {"b", 3}, {"c", 4}}), json::object(),
-                   {{"c", 4}});
-    want["s0"] = {{"a", 2}, {"b", 3}, {"c", "x"}};
-    for (int v = 5; v < 12; ++v) {
-      std::string id = "s" + std::to_string(v - 4);
-      at = saver.put_with_deltas(at, cp(id, {{"a", v}}, {{"a", v}}), json::object(), {{"a", v}}, delta("s0"));
-      want[id] = {{"a", v}, {"b", 3}, {"c", "x"}};
-    }
-  }
-  {
-    // Run 3, by a saver that remembers nothing: u0's values_at is looked up in storage.
-    sp::SqliteSaver saver(path);
-    saver.put({"t", "", "s7"}, cp("u0", {{"a", 11}, {"b", 3}, {"c", "x"}, {"d", true}}, {{"a", 11}, {"b", 3}, {"c", 4}, {"d", 12}}),
-              json::object(), {{"d", 12}});
-    want["u0"] = {{"a", 11}, {"b", 3}, {"c", "x"}, {"d", true}};
-  }
-  for (const auto& [id, values] : want) {
-    sp::SqliteSaver cold(path);
-    auto t = cold.get_tuple({"t", "", id});
-    ASSERT_TRUE(t) << id;
-    EXPECT_EQ(t->checkpoint.channel_values, values) << id;
-  }
-  {
-    sp::SqliteSaver cold(path);
-    sp::CheckpointQuery q;
-    q.thread_id = "t";
-    auto all = cold.list(q);  // 12 checkpoints: values read in one statement
-    ASSERT_EQ(all.size(), want.size());
-    for (const auto& t : all) EXPECT_EQ(t.checkpoint.channel_values, want[t.checkpoint.id]) << t.checkpoint.id;
-    q.limit = 2;
-    q.before = "s3";
-    auto page = cold.list(q);  // a page: values looked up one by one
-    ASSERT_EQ(page.size(), 2u);
-    EXPECT_EQ(page[0].checkpoint.channel_values, want["s2"]);
-    EXPECT_EQ(page[1].checkpoint.channel_values, want["s1"]);
-  }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  auto text = [&](const char* sql) {
-    sqlite3_stmt* st = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-    std::string out = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)
-                          ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0))
-                          : "";
-    sqlite3_finalize(st);
-    return out;
-  };
-  EXPECT_EQ(text("SELECT count(*) FROM checkpoint_version_values"), "0") << "every step's values are in its row";
-  EXPECT_EQ(text("SELECT values_at FROM checkpoints WHERE checkpoint_id = 's0'"), R"({"2":"r1","3":"r2"})");
-  EXPECT_EQ(text("SELECT values_at FROM checkpoints WHERE checkpoint_id = 'u0'"), R"({"11":"s7","3":"r2","4":"s0"})");
-  EXPECT_EQ(text("SELECT step_values FROM checkpoints WHERE checkpoint_id = 'r2'"), R"({"b":[3]})");
-  sqlite3_close(db);
-
-  // Copies, rollbacks and pruning keep every value readable.
-  sp::SqliteSaver saver(path);
-  saver.copy_thread("t", "copy");
-  EXPECT_EQ(saver.get_tuple({"copy", "", "s2"})->checkpoint.channel_values, want["s2"]);
-  saver.prune({"copy"});
-  {
-    sp::SqliteSaver cold(path);
-    auto kept = cold.get_tuple({"copy", "", std::nullopt});
-    ASSERT_TRUE(kept);
-    EXPECT_EQ(kept->checkpoint.id, "u0");
-    EXPECT_EQ(kept->checkpoint.channel_values, want["u0"]);
-  }
-}
-
-// A checkpoint put again with the same version merges its values into its row; with another
-// version, the new values are kept in a row of their own and both read back.
-TEST(SqliteSaver, ACheckpointPutAgainKeepsTheValuesOfBothPuts) {
-  std::string path = scratch_file("again");
-  {
-    sp::SqliteSaver saver(path);
-    saver.put({"t", "", std::nullopt}, cp("1", {{"a", 1}}, {{"a", 1}}), json{{"n", 1}}, {{"a", 1}});
-    saver.put({"t", "", std::nullopt}, cp("1", {{"a", 1}, {"b", 2}}, {{"a", 1}, {"b", 1}}), json{{"n", 2}}, {{"b", 1}});
-    saver.put({"t", "", std::nullopt}, cp("1", {{"a", 1}, {"b", 2}, {"c", 3}}, {{"a", 1}, {"b", 1}, {"c", 2}}),
-              json{{"n", 3}}, {{"c", 2}});
-  }
-  sp::SqliteSaver cold(path);
-  auto t = cold.get_tuple({"t", "", std::nullopt});
-  ASSERT_TRUE(t);
-  EXPECT_EQ(t->checkpoint.channel_values, json({{"a", 1}, {"b", 2}, {"c", 3}}));
-  EXPECT_EQ(t->metadata, json({{"n", 3}}));
 }
 
 // With `exclusive`, the file stays locked while the saver is open: another saver, or a plain
