@@ -195,11 +195,11 @@ Register mb_cmd_end_checkpointed{{"mb_cmd_end_checkpointed", true, [](Ctx& c) {
 
 Register mb_send_failure_state{{"mb_send_failure_state", true, [](Ctx& c) {
   auto broken = std::make_shared<bool>(true);
-  auto runs = std::make_shared<std::map<std::string, int>>();
+  auto runs = std::make_shared<RunCounts>();
   sp::StateGraph g(trace_schema());
   g.add_node("w", [broken, runs](const sp::State& st) {
     int n = st.get<int>("n");
-    ++(*runs)["w" + std::to_string(n)];
+    runs->count("w" + std::to_string(n));
     if (n == 2 && *broken) throw std::runtime_error("w2 broke");
     return json{{"trace", {"w" + std::to_string(n)}}};
   });
@@ -212,7 +212,7 @@ Register mb_send_failure_state{{"mb_send_failure_state", true, [](Ctx& c) {
   *broken = false;
   stream(app, json(nullptr), thread(), {Mode::updates, Mode::values});
   state(app, thread());
-  emit(json{{"runs", *runs}});
+  emit(json{{"runs", runs->to_json()}});
 }}};
 
 Register mb_recursion_boundary{{"mb_recursion_boundary", true, [](Ctx& c) {
@@ -342,11 +342,11 @@ Register mb_defer_interrupt{{"mb_defer_interrupt", true, [](Ctx& c) {
 
 Register mb_sub_send_fail_state{{"mb_sub_send_fail_state", true, [](Ctx& c) {
   auto broken = std::make_shared<bool>(true);
-  auto runs = std::make_shared<std::map<std::string, int>>();
+  auto runs = std::make_shared<RunCounts>();
   sp::StateGraph s(item_schema());
   s.add_node("w", [broken, runs](const sp::State& st) {
     int item = st.get<int>("item");
-    ++(*runs)["w" + std::to_string(item)];
+    runs->count("w" + std::to_string(item));
     if (item == 2 && *broken) throw std::runtime_error("sub w2 broke");
     return json{{"trace", {"w" + std::to_string(item)}}};
   });
@@ -361,7 +361,7 @@ Register mb_sub_send_fail_state{{"mb_sub_send_fail_state", true, [](Ctx& c) {
   *broken = false;
   stream(app, json(nullptr), thread(), {Mode::updates, Mode::values});
   state(app, thread());
-  emit(json{{"runs", *runs}});
+  emit(json{{"runs", runs->to_json()}});
 }}};
 
 Register mb_update_as_input{{"mb_update_as_input", true, [](Ctx& c) {
@@ -487,11 +487,11 @@ Register mb_sub_star_per_call{{"mb_sub_star_per_call", true, [](Ctx& c) {
 }}};
 
 Register mb_send_retry_interrupt{{"mb_send_retry_interrupt", true, [](Ctx& c) {
-  auto calls = std::make_shared<std::map<std::string, int>>();
+  auto calls = std::make_shared<RunCounts>();
   sp::StateGraph g(trace_schema());
   g.add_node("w", [calls](const sp::State& st, sp::Runtime& rt) {
     int n = st.get<int>("n");
-    int k = ++(*calls)["w" + std::to_string(n)];
+    int k = calls->count("w" + std::to_string(n));
     if (n == 1 && k == 1) throw std::runtime_error("w1 first attempt");
     if (n == 1) return json{{"trace", {"w1:" + sp::interrupt(rt, "w1?").get<std::string>() + ":" + std::to_string(k)}}};
     return json{{"trace", {"w" + std::to_string(n)}}};
@@ -501,10 +501,10 @@ Register mb_send_retry_interrupt{{"mb_send_retry_interrupt", true, [](Ctx& c) {
   g.add_edge("w", "reduce");
   auto app = g.compile(c.opts());
   stream(app, json{{"n", 0}}, thread(), {Mode::updates});
-  emit(json{{"calls", *calls}});
+  emit(json{{"calls", calls->to_json()}});
   state(app, thread());
   stream(app, sp::Command{.resume = "ok"}, thread(), {Mode::updates, Mode::values});
-  emit(json{{"calls", *calls}});
+  emit(json{{"calls", calls->to_json()}});
 }}};
 
 Register mb_update_overwrite{{"mb_update_overwrite", true, [](Ctx& c) {

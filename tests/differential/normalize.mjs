@@ -16,7 +16,7 @@
 //  5. random ids (UUIDs of checkpoints, tasks, runs and messages; 32-hex interrupt ids) become
 //     <id1>, <id2>, ... in order of appearance in the transcript.
 // Usage: node normalize.mjs < transcript > normalised
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 
 // AIMessageChunk: superstep's type of a `messages` part's chunk (docs/agents.md, differences;
 // LangChain.js says "ai"), reduced like any message but keeping its type.
@@ -204,6 +204,14 @@ export function normalize(text) {
   return out.join("\n") + "\n";
 }
 
+// node normalize.mjs < transcript: the normalised transcript on stdout. node normalize.mjs --batch
+// < list: for each line X.out of the list, writes X.norm (../run: one process for every
+// transcript of a suite run).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.stdout.write(normalize(readFileSync(0, "utf8")));
+  if (process.argv[2] === "--batch") {
+    for (const path of readFileSync(0, "utf8").split("\n").filter(Boolean))
+      writeFileSync(path.replace(/\.out$/, ".norm"), normalize(readFileSync(path, "utf8")));
+  } else {
+    process.stdout.write(normalize(readFileSync(0, "utf8")));
+  }
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <map>
 #include <string>
@@ -86,6 +87,24 @@ sp::NodeFn tracer(const std::string& name);
 sp::RetryPolicy quick_retry(int attempts);
 /// The state's `n` as text.
 std::string n_of(const sp::State& s);
+/// How many times each node ran, counted from the threads tasks run on (the engine runs a step's
+/// tasks in its calling thread and on the executor at once).
+class RunCounts {
+ public:
+  /// Counts one run of `key`; returns its runs so far.
+  int count(const std::string& key) {
+    std::lock_guard lock(mutex_);
+    return ++counts_[key];
+  }
+  json to_json() const {
+    std::lock_guard lock(mutex_);
+    return json(counts_);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, int> counts_;
+};
 /// a -> ask -> c over trace_schema(): ask interrupts with "q" and records the answer and `n`,
 /// c records `n`.
 sp::StateGraph ask_graph();
