@@ -10,7 +10,7 @@
 namespace superstep::internal {
 namespace {
 
-std::string preview(std::string_view text, std::size_t max = 200) {
+std::string text_preview(std::string_view text, std::size_t max = 200) {
   std::string s(text.substr(0, max));
   if (text.size() > max) s += "...";
   return s;
@@ -90,13 +90,13 @@ json usage_metadata(const json& usage) {
 }  // namespace
 
 Message parse_completion(const json& body) {
-  if (!body.is_object()) throw ChatModelError("the reply is not a chat completion: " + preview(body.dump()));
+  if (!body.is_object()) throw ChatModelError("the reply is not a chat completion: " + text_preview(body.dump()));
   if (auto e = body.find("error"); e != body.end() && !e->is_null())
     throw ChatModelError("the server reported an error: " + (e->is_object() ? str(*e, "message") : e->dump()));
   auto choices = body.find("choices");
   if (choices == body.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object() ||
       !(*choices)[0].contains("message"))
-    throw ChatModelError("the reply has no choices[0].message: " + preview(body.dump()));
+    throw ChatModelError("the reply has no choices[0].message: " + text_preview(body.dump()));
   const json& choice = (*choices)[0];
   const json& msg = choice["message"];
   std::vector<ToolCall> calls;
@@ -108,7 +108,7 @@ Message parse_completion(const json& body) {
       call.id = str(c, "id");
       if (call.id.empty()) call.id = "call_" + uuid4();
       call.name = str(fn, "name");
-      if (call.name.empty()) throw ChatModelError("the reply has a tool call without a name: " + preview(c.dump()));
+      if (call.name.empty()) throw ChatModelError("the reply has a tool call without a name: " + text_preview(c.dump()));
       const json& a = fn.value("arguments", json(""));
       std::optional<json> args = a.is_string() ? parse_args(a.get<std::string>()) : std::optional<json>(a);
       if (!args) {
@@ -265,7 +265,7 @@ void OpenAIStreamReader::event(std::string_view data, const std::function<void(c
 
 void OpenAIStreamReader::event_dom(std::string_view data, const std::function<void(const ChatChunk&)>& on_chunk) {
   json j = json::parse(data, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw ChatModelError("the stream sent an event that is not JSON: " + preview(data));
+  if (j.is_discarded() || !j.is_object()) throw ChatModelError("the stream sent an event that is not JSON: " + text_preview(data));
   if (auto e = j.find("error"); e != j.end() && !e->is_null())
     throw ChatModelError("the server reported an error mid-stream: " +
                          (e->is_object() ? str(*e, "message") : e->is_string() ? e->get<std::string>() : e->dump()));
