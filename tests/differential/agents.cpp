@@ -83,16 +83,6 @@ sp::Tool progress() {
                   });
 }
 
-/// Streams through astream from a coroutine (sync_wait at the edge), printing as stream() does.
-sp::Task<int> adrain(sp::AsyncStream s) {
-  int parts = 0;
-  while (std::optional<sp::StreamPart> p = co_await s.next()) {
-    emit(json{{"part", {{"mode", std::string(sp::to_string(p->mode))}, {"ns", p->ns}, {"data", p->data}}}});
-    ++parts;
-  }
-  co_return parts;
-}
-
 json human(const std::string& text, const std::string& id) {
   return json{{"type", "human"}, {"content", text}, {"id", id}};
 }

@@ -480,15 +480,7 @@ Register mc_sub_before_streamed{{"mc_sub_before_streamed", true, [](Ctx& c) {
 }}};
 
 // The C++ side consumed with astream from a coroutine (sync_wait at the edge), ainvoke too: the
-// same parts and result as stream/invoke. A coroutine subgraph interrupting, resumed.
-sp::Task<int> adrain(sp::AsyncStream s) {
-  int parts = 0;
-  while (std::optional<sp::StreamPart> p = co_await s.next()) {
-    emit(json{{"part", {{"mode", std::string(sp::to_string(p->mode))}, {"ns", p->ns}, {"data", p->data}}}});
-    ++parts;
-  }
-  co_return parts;
-}
+// same parts and result as stream/invoke (adrain). A coroutine subgraph interrupting, resumed.
 template <class In>
 void astream(const sp::CompiledStateGraph& app, const In& input, const sp::RunConfig& cfg, std::vector<Mode> modes) {
   try {

@@ -93,6 +93,15 @@ json error_line(std::exception_ptr e) {
   }
 }
 
+sp::Task<int> adrain(sp::AsyncStream s) {
+  int parts = 0;
+  while (std::optional<sp::StreamPart> p = co_await s.next()) {
+    emit(json{{"part", {{"mode", std::string(sp::to_string(p->mode))}, {"ns", p->ns}, {"data", p->data}}}});
+    ++parts;
+  }
+  co_return parts;
+}
+
 namespace {
 template <class In>
 void stream_any(const sp::CompiledStateGraph& app, const In& input, const sp::RunConfig& cfg, std::vector<Mode> modes) {

@@ -69,6 +69,9 @@ void note(const std::string& text);
 /// the default mode and prints {"raw": data}. Errors are printed, not thrown.
 void stream(const sp::CompiledStateGraph& app, const json& input, const sp::RunConfig& cfg, std::vector<Mode> modes);
 void stream(const sp::CompiledStateGraph& app, const sp::Command& input, const sp::RunConfig& cfg, std::vector<Mode> modes);
+/// Consumes an astream from a coroutine (the caller sync_waits), printing each part as stream()
+/// does; returns how many parts came.
+sp::Task<int> adrain(sp::AsyncStream s);
 void invoke(const sp::CompiledStateGraph& app, const json& input, const sp::RunConfig& cfg = {});
 void invoke(const sp::CompiledStateGraph& app, const sp::Command& input, const sp::RunConfig& cfg);
 void state(const sp::CompiledStateGraph& app, const sp::RunConfig& cfg, bool subgraphs = false);
