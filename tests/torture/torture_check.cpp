@@ -1,6 +1,8 @@
 #include "torture/torture_check.hpp"
 
 #include <fstream>
+#include <iterator>
+#include <string_view>
 #include <sstream>
 
 #include <superstep/checkpoint/checkpoint.hpp>
@@ -79,23 +81,71 @@ std::vector<std::string> check_chain(sp::CheckpointSaver& saver, const std::stri
   return problems;
 }
 
-std::vector<Record> read_records(const std::string& path) {
+namespace {
+
+/// The status a record's first field ends with ("ok", "fail" or "done"), or "" when it ends with
+/// none. The field may carry, before the status, the start of a record torn by a kill.
+std::string status_at_end(const std::string& field) {
+  for (const char* s : {"done", "fail", "ok"}) {
+    std::string_view st(s);
+    if (field.size() >= st.size() && field.compare(field.size() - st.size(), st.size(), st) == 0) return s;
+  }
+  return "";
+}
+
+bool all_digits(const std::string& s, bool sign = false) {
+  std::size_t i = sign && !s.empty() && s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return true;
+}
+
+}  // namespace
+
+// Each record is one write(2) on an O_APPEND descriptor, but a SIGKILL that arrives while the
+// kernel copies a record crossing a page boundary ends the write short: the record's start stays
+// in the file without its newline, and the next record written continues that line. Such a line
+// holds the torn start, then a whole record; the whole record is read and the torn start (a task
+// the kill interrupted, so a lost execution either way) is counted in `torn`. A torn record at
+// the end of the file has no newline and is counted the same.
+std::vector<Record> read_records(const std::string& path, int* torn) {
   std::vector<Record> out;
+  if (torn) *torn = 0;
   std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) {  // the last record, torn
+      if (torn) ++*torn;
+      break;
+    }
+    std::string line = text.substr(at, nl - at);
+    at = nl + 1;
+    std::vector<std::string> f;
     std::istringstream fields(line);
+    for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
+    if (!line.empty() && line.back() == '\t') f.emplace_back();
+    if (f.size() < 8) throw std::runtime_error("torture: a record with too few fields in " + path + ": " + line);
+    // A torn start before a whole record: the whole record is its last 8 fields, the first of
+    // them the torn start's rest followed by the status.
+    const std::size_t first = f.size() - 8;
+    const std::string status = status_at_end(f[first]);
+    const bool whole = first == 0 && f[0] == status;
+    if (status.empty() || !all_digits(f[first + 1]) || !all_digits(f[first + 6], true) || !all_digits(f[first + 7]))
+      throw std::runtime_error("torture: a record that does not parse in " + path + ": " + line);
+    if (!whole && torn) ++*torn;
     Record r;
-    std::string status, pid, step, attempt;
-    if (!std::getline(fields, status, '\t') || !std::getline(fields, pid, '\t') ||
-        !std::getline(fields, r.thread, '\t') || !std::getline(fields, r.ns, '\t') ||
-        !std::getline(fields, r.task_id, '\t') || !std::getline(fields, r.node, '\t') ||
-        !std::getline(fields, step, '\t') || !std::getline(fields, attempt))
-      throw std::runtime_error("torture: a torn line in the records file " + path + ": " + line);
     r.ok = status == "ok";
     r.done = status == "done";
-    r.pid = std::stol(pid);
-    r.step = std::stoll(step);
-    r.attempt = std::stoi(attempt);
+    r.pid = std::stol(f[first + 1]);
+    r.thread = f[first + 2];
+    r.ns = f[first + 3];
+    r.task_id = f[first + 4];
+    r.node = f[first + 5];
+    r.step = std::stoll(f[first + 6]);
+    r.attempt = std::stoi(f[first + 7]);
     out.push_back(std::move(r));
   }
   return out;

@@ -41,7 +41,9 @@ struct Record {
   std::string key() const { return thread + "|" + ns + "|" + task_id; }
 };
 
-std::vector<Record> read_records(const std::string& path);
+/// The records of the file at `path`. `torn` (when given) counts records a kill cut short (their
+/// start is dropped; the record written after one is read whole).
+std::vector<Record> read_records(const std::string& path, int* torn = nullptr);
 
 /// One worker process: the store when it started, and (when it was killed) right after.
 struct WorkerRun {

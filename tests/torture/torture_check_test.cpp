@@ -2,6 +2,9 @@
 // losing two steps, and broken checkpoint chains (a checker that cannot fail proves nothing).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include <superstep/checkpoint/memory_saver.hpp>
 
 #include "torture/torture_check.hpp"
@@ -134,6 +137,48 @@ TEST(TortureCheck, ChainsAreCheckedForForksMissingParentsAndSteps) {
 
   sp::InMemorySaver none;
   EXPECT_EQ(torture::check_chain(none, "t-1").size(), 1u);
+}
+
+// A kill inside write(2) can leave a record's start without its newline; the next record then
+// continues that line. The whole record is read, the torn start counted; a record that parses
+// neither way, or has too few fields before a newline, is still an error.
+TEST(TortureCheck, ARecordTornByAKillIsCountedAndTheRecordAfterItIsReadWhole) {
+  std::string path = testing::TempDir() + "torture_torn_records";
+  {
+    std::ofstream f(path, std::ios::trunc);
+    f << "ok\t10\tt-1\t-\ttask-a\twork\t3\t1\n"
+      << "ok\t11\tt-1\t-\tta"  // torn inside the task id
+      << "fail\t12\tt-2\tsub:1\ttask-b\twork\t-1\t2\n"
+      << "o"  // torn inside the status
+      << "done\t13\tt-3\t-\t-\t-\t0\t0\n"
+      << "ok\t14\tt-1\t-\ttask-c\twork\t4";  // the last record, torn (no newline)
+  }
+  int torn = -1;
+  auto records = torture::read_records(path, &torn);
+  EXPECT_EQ(torn, 3);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_TRUE(records[0].ok);
+  EXPECT_EQ(records[0].task_id, "task-a");
+  EXPECT_FALSE(records[1].ok);
+  EXPECT_FALSE(records[1].done);
+  EXPECT_EQ(records[1].pid, 12);
+  EXPECT_EQ(records[1].ns, "sub:1");
+  EXPECT_EQ(records[1].step, -1);
+  EXPECT_EQ(records[1].attempt, 2);
+  EXPECT_TRUE(records[2].done);
+  EXPECT_EQ(records[2].thread, "t-3");
+
+  {
+    std::ofstream f(path, std::ios::trunc);
+    f << "ok\t10\tt-1\t-\ttask-a\twork\tthree\t1\n";
+  }
+  EXPECT_THROW(torture::read_records(path), std::runtime_error);
+  {
+    std::ofstream f(path, std::ios::trunc);
+    f << "ok\t10\tt-1\n";
+  }
+  EXPECT_THROW(torture::read_records(path), std::runtime_error);
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -113,6 +113,7 @@ struct Figures {
   int kills = 0, kills_in_write = 0, batches = 0, threads = 0, workers = 0;
   long executions = 0, failed_attempts = 0, lost = 0, duplicates = 0, holes = 0, after_return = 0;
   int max_lost_steps = 0, sync_violations = 0, chain_problems = 0, state_mismatches = 0, other_problems = 0;
+  int torn_records = 0;  ///< records a kill cut short (torture::read_records)
   double seconds = 0, calibration_ms = 0;
   /// Copies what analyse() found.
   void take(const torture::Findings& found) {
@@ -287,7 +288,7 @@ class Driver {
   void check(Figures& f) {
     std::vector<torture::WorkerRun> runs;
     for (const auto& w : workers_) runs.push_back({w.pid, w.killed, w.before, w.after});
-    auto found = torture::analyse(torture::read_records(records_), runs, prefix_, durability_ == "sync");
+    auto found = torture::analyse(torture::read_records(records_, &f.torn_records), runs, prefix_, durability_ == "sync");
     f.take(found);
     for (const auto& p : found.problems) report(p);
     // Every thread: finished, a valid chain, the reference's final state.
@@ -551,7 +552,7 @@ class ServerDriver {
   void check(Figures& f) {
     std::vector<torture::WorkerRun> runs;
     for (const auto& w : servers_) runs.push_back({w.pid, w.killed, w.before, w.after});
-    auto found = torture::analyse(torture::read_records(records_), runs, "", /*sync=*/true);
+    auto found = torture::analyse(torture::read_records(records_, &f.torn_records), runs, "", /*sync=*/true);
     f.take(found);
     for (const auto& p : found.problems) report(p);
     auto pool = std::make_shared<sp::ThreadPool>(2);
@@ -608,7 +609,8 @@ void print(const Figures& f) {
             << f.failed_attempts << " planned failures retried), " << f.lost
             << " executions lost to a kill and run again (at most " << f.max_lost_steps
             << " steps of a thread per kill), duplicates " << f.duplicates << ", holes " << f.holes
-            << ", lost after return " << f.after_return << ", chain problems " << f.chain_problems << ", final states differing " << f.state_mismatches << "; "
+            << ", lost after return " << f.after_return << ", chain problems " << f.chain_problems << ", final states differing " << f.state_mismatches
+            << (f.torn_records ? ", records cut short by a kill " + std::to_string(f.torn_records) : std::string()) << "; "
             << std::fixed << std::setprecision(1) << f.seconds << " s (kills drawn over " << f.calibration_ms
             << " ms)" << (f.ok() ? "" : "  FAILED") << std::endl;
 }
