@@ -2,9 +2,14 @@
 // retries off) drives superstep's server (superstep-bench-server) and the reference JS server
 // (@langchain/langgraph-cli dev, pinned in reference/), both serving the graphs of
 // bench_server.cpp, in one run. One JSON line per workload, server and client count.
-//   node run.mjs --superstep BIN [--reference DIR] [--quick] [--only superstep|reference|floor]
+//   node run.mjs --superstep BIN [--reference DIR] [--quick] [--only superstep|reference|floor|memory]
 // It also measures the client's floor: the same client against floor_server.mjs, a server that
 // answers at once with canned bodies (what the client alone costs on this machine).
+// --only memory (never part of the default run): superstep's server on SQLite's ":memory:"
+// database (no file, no write-ahead log, no system calls to store anything), `server_wait` only:
+// what a run costs the server when storing it costs next to nothing, the floor below which the
+// file-backed figure cannot go without changing the engine and the HTTP path
+// (docs/performance.md, "The server without its storage").
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,9 +66,10 @@ async function waitOk(url, ms) {
   throw new Error(`no answer from ${url}/ok`);
 }
 
-async function startSuperstep(bin) {
+async function startSuperstep(bin, { memory = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "superstep-bench-server-"));
-  const child = spawn(bin, ["--db", join(dir, "bench.db"), "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+  const db = memory ? ":memory:" : join(dir, "bench.db");
+  const child = spawn(bin, ["--db", db, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise((resolve, reject) => {
     let text = "";
     child.stdout.on("data", (d) => {
@@ -74,7 +80,7 @@ async function startSuperstep(bin) {
     child.on("exit", (code) => reject(new Error(`superstep-bench-server exited (${code})`)));
   });
   await waitOk(url, 10000);
-  return { name: "superstep", url, pid: child.pid, stop: () => (child.kill("SIGTERM"), rmSync(dir, { recursive: true, force: true })) };
+  return { name: memory ? "superstep_memory_db" : "superstep", url, pid: child.pid, stop: () => (child.kill("SIGTERM"), rmSync(dir, { recursive: true, force: true })) };
 }
 
 async function startFloor() {
@@ -166,6 +172,10 @@ async function manyStreams(server, streams, seconds) {
 
 async function bench(server) {
   const seconds = quick ? 1 : 10;
+  if (server.name === "superstep_memory_db") {
+    for (const clients of quick ? [1, 4] : [1, 16, 64]) await serverWait(server, clients, seconds);
+    return;
+  }
   if (server.name === "floor") {
     for (const clients of quick ? [1, 4] : [1, 16, 64]) await serverWait(server, clients, seconds);
     await serverStream(server, quick ? 1000 : 10000);
@@ -180,6 +190,7 @@ async function bench(server) {
 const servers = [];
 try {
   if (!only || only === "superstep") servers.push(await startSuperstep(opt("--superstep", "../../build/release/bench/superstep-bench-server")));
+  if (only === "memory") servers.push(await startSuperstep(opt("--superstep", "../../build/release/bench/superstep-bench-server"), { memory: true }));
   if (!only || only === "floor") servers.push(await startFloor());
   if ((!only || only === "reference") && opt("--reference", null)) servers.push(await startReference(opt("--reference")));
   for (const s of servers) await bench(s);
