@@ -172,25 +172,17 @@ async function manyStreams(server, streams, seconds) {
 
 async function bench(server) {
   const seconds = quick ? 1 : 10;
-  if (server.name === "superstep_memory_db") {
-    for (const clients of quick ? [1, 4] : [1, 16, 64]) await serverWait(server, clients, seconds);
-    return;
-  }
-  if (server.name === "floor") {
-    for (const clients of quick ? [1, 4] : [1, 16, 64]) await serverWait(server, clients, seconds);
-    await serverStream(server, quick ? 1000 : 10000);
-    await manyStreams(server, quick ? 50 : 1000, 1);
-    return;
-  }
   for (const clients of quick ? [1, 4] : [1, 16, 64]) await serverWait(server, clients, seconds);
+  if (server.name === "superstep_memory_db") return; // the storage floor: server_wait only
   await serverStream(server, quick ? 1000 : 10000);
   await manyStreams(server, quick ? 50 : 1000, 1);
 }
 
 const servers = [];
 try {
-  if (!only || only === "superstep") servers.push(await startSuperstep(opt("--superstep", "../../build/release/bench/superstep-bench-server")));
-  if (only === "memory") servers.push(await startSuperstep(opt("--superstep", "../../build/release/bench/superstep-bench-server"), { memory: true }));
+  const bin = opt("--superstep", "../../build/release/bench/superstep-bench-server");
+  if (!only || only === "superstep") servers.push(await startSuperstep(bin));
+  if (only === "memory") servers.push(await startSuperstep(bin, { memory: true }));
   if (!only || only === "floor") servers.push(await startFloor());
   if ((!only || only === "reference") && opt("--reference", null)) servers.push(await startReference(opt("--reference")));
   for (const s of servers) await bench(s);
