@@ -114,16 +114,32 @@ struct WriteList {
 };
 }  // namespace internal
 
-/// What a node returns: a JSON object update, a Command, or nothing (typed nodes: a WriteList
-/// made from sp::Update<S>).
+/// What a node returns: a JSON object update, a Command, a list of those, or nothing (typed
+/// nodes: a WriteList made from sp::Update<S>).
+///
+/// A list (LangGraph's node returning an array with Commands, as ToolNode does when tools
+/// return Commands) is applied item by item, in order, as the task's writes: each update's
+/// keys and each Command's update are separate writes (two writes to a reducer key both fold
+/// in; two to a plain key are an InvalidUpdateError), and every Command's `go_to` is followed.
+/// A Command with graph=PARENT in a list goes to the parent graph (the first one; the task's
+/// other items are then not applied), as a single one does. As in LangGraph, a list must hold
+/// at least one Command (InvalidUpdateError otherwise).
+/// An item of a node's list result: a JSON object update or a Command.
+using ResultItem = std::variant<json, Command>;
+
 class NodeResult {
  public:
   NodeResult() = default;
   NodeResult(std::nullptr_t) {}
   NodeResult(json update) : value_(std::move(update)) {}
   NodeResult(Command command) : value_(std::move(command)) {}
+  /// `return std::vector<sp::ResultItem>{json{{"a", 1}}, sp::Command{.go_to = "b"}};`
+  NodeResult(std::vector<ResultItem> items) : value_(std::move(items)) {}
   NodeResult(internal::WriteList writes) : value_(std::move(writes)) {}
   internal::WriteList* typed_writes() noexcept { return std::get_if<internal::WriteList>(&value_); }
+  bool is_list() const noexcept { return std::holds_alternative<std::vector<ResultItem>>(value_); }
+  const std::vector<ResultItem>* list() const noexcept { return std::get_if<std::vector<ResultItem>>(&value_); }
+  std::vector<ResultItem>* list() noexcept { return std::get_if<std::vector<ResultItem>>(&value_); }
 
   bool is_none() const noexcept { return std::holds_alternative<std::monostate>(value_); }
   bool is_command() const noexcept { return std::holds_alternative<Command>(value_); }
@@ -133,7 +149,7 @@ class NodeResult {
   Command* command() noexcept { return std::get_if<Command>(&value_); }
 
  private:
-  std::variant<std::monostate, json, Command, internal::WriteList> value_;
+  std::variant<std::monostate, json, Command, std::vector<ResultItem>, internal::WriteList> value_;
 };
 
 /// How a failing node is retried (LangGraph's RetryPolicy). Intervals are in seconds.

@@ -93,6 +93,18 @@ Tool::Tool(std::string name, std::string description, json parameters, AsyncFn f
   if (!async_) throw Error("Tool '" + name_ + "': no function");
 }
 
+Tool::Tool(std::string name, std::string description, json parameters, CallFn fn)
+    : name_(std::move(name)), description_(std::move(description)), parameters_(std::move(parameters)), call_fn_(std::move(fn)) {
+  check_definition(name_, parameters_);
+  if (!call_fn_) throw Error("Tool '" + name_ + "': no function");
+}
+
+Tool::Tool(std::string name, std::string description, json parameters, AsyncCallFn fn)
+    : name_(std::move(name)), description_(std::move(description)), parameters_(std::move(parameters)), async_call_(std::move(fn)) {
+  check_definition(name_, parameters_);
+  if (!async_call_) throw Error("Tool '" + name_ + "': no function");
+}
+
 std::string Tool::validate(const json& args) const {
   if (!args.is_object()) return "arguments must be a JSON object, got " + type_of(args);
   return check(parameters_, args, "");
@@ -101,16 +113,40 @@ std::string Tool::validate(const json& args) const {
 json Tool::invoke(const json& args) const {
   if (std::string err = validate(args); !err.empty())
     throw ToolArgumentError("tool '" + name_ + "': " + err);
+  if (call_fn_) return value_of(call_fn_(args, ToolCall{"", name_, args}));
   if (!fn_) throw Error("tool '" + name_ + "' is asynchronous: call ainvoke");
   return fn_(args);
 }
 
+json Tool::value_of(ToolResult result) const {
+  if (const json* v = result.value()) return *v;
+  throw Error("tool '" + name_ + "' returned " + (result.command() ? "a Command" : "a message") +
+              ", which only a tool call can take (Tool::call, ToolNode)");
+}
+
 Task<json> Tool::ainvoke(json args, const Runtime& rt) const {
-  if (std::string err = validate(args); !err.empty())
+  if (fn_ || async_) {
+    if (std::string err = validate(args); !err.empty())
+      throw ToolArgumentError("tool '" + name_ + "': " + err);
+    if (fn_) co_return fn_(args);
+    Task<json> call = async_(std::move(args), rt);
+    co_return co_await std::move(call);
+  }
+  Task<ToolResult> run = call(ToolCall{"", name_, std::move(args)}, rt);
+  co_return value_of(co_await std::move(run));
+}
+
+Task<ToolResult> Tool::call(const ToolCall& call, const Runtime& rt) const {
+  if (std::string err = validate(call.args); !err.empty())
     throw ToolArgumentError("tool '" + name_ + "': " + err);
-  if (fn_) co_return fn_(args);
-  Task<json> call = async_(std::move(args), rt);
-  co_return co_await std::move(call);
+  if (fn_) co_return ToolResult(fn_(call.args));
+  if (call_fn_) co_return call_fn_(call.args, call);
+  if (async_call_) {
+    Task<ToolResult> run = async_call_(call.args, call, rt);
+    co_return co_await std::move(run);
+  }
+  Task<json> run = async_(call.args, rt);
+  co_return ToolResult(co_await std::move(run));
 }
 
 json Tool::to_openai() const {

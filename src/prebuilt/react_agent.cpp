@@ -15,7 +15,9 @@ CompiledStateGraph create_react_agent(std::shared_ptr<const ChatModel> model, st
   const std::optional<int> budget = options.step_budget;
   const std::string name = options.name;
 
-  StateGraph g(messages_state());
+  if (options.state_schema && !options.state_schema->find("messages"))
+    throw Error("create_react_agent: state_schema has no 'messages' key");
+  StateGraph g(options.state_schema ? *options.state_schema : messages_state());
   g.add_node("agent", [bound, system, budget, name](const State& s, Runtime& rt) -> Task<NodeResult> {
     std::vector<Message> input;
     if (system) input.push_back(*system);

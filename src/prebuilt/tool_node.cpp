@@ -11,15 +11,15 @@ namespace superstep {
 namespace {
 
 struct CallResult {
-  json value;
+  std::optional<ToolResult> value;
   std::exception_ptr error;
 };
 
-internal::Detached run_call(const Tool& tool, json args, const Runtime& rt, std::function<void(CallResult)> done) {
+internal::Detached run_call(const Tool& tool, const ToolCall& call, const Runtime& rt, std::function<void(CallResult)> done) {
   CallResult r;
   try {
-    Task<json> call = tool.ainvoke(std::move(args), rt);  // named: see Tool::ainvoke
-    r.value = co_await std::move(call);
+    Task<ToolResult> run = tool.call(call, rt);  // named: see Tool::ainvoke
+    r.value = co_await std::move(run);
   } catch (...) {
     r.error = std::current_exception();
   }
@@ -46,8 +46,21 @@ ToolNode::ToolNode(std::vector<Tool> tools, ToolNodeOptions options) : tools_(st
 }
 
 Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) const {
+  Task<std::vector<ToolResult>> calls = call_tools(ai, rt);
+  std::vector<ToolResult> results = co_await std::move(calls);
+  std::vector<Message> out;
+  out.reserve(results.size());
+  for (ToolResult& r : results) {
+    if (!r.message())
+      throw Error("ToolNode::run: a tool returned a Command; use call_tools, or the ToolNode as the node");
+    out.push_back(std::move(*r.message()));
+  }
+  co_return out;
+}
+
+Task<std::vector<ToolResult>> ToolNode::call_tools(const Message& ai, const Runtime& rt) const {
   const std::size_t n = ai.tool_calls.size();
-  std::vector<Message> out(n);
+  std::vector<ToolResult> out(n, ToolResult(Message{}));
   std::vector<CallResult> results(n);
   std::vector<const Tool*> chosen(n, nullptr);
   std::size_t to_run = 0;
@@ -80,9 +93,9 @@ Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) c
         if (!chosen[i]) continue;
         const Tool* tool = chosen[i];
         CallResult* slot = &results[i];
-        const json* args = &ai.tool_calls[i].args;
-        auto start = [tool, slot, args, &rt, remaining, all_done] {
-          run_call(*tool, *args, rt, [slot, remaining, all_done](CallResult r) {
+        const ToolCall* call = &ai.tool_calls[i];
+        auto start = [tool, slot, call, &rt, remaining, all_done] {
+          run_call(*tool, *call, rt, [slot, remaining, all_done](CallResult r) {
             *slot = std::move(r);
             if (remaining->fetch_sub(1) == 1) all_done.complete(true);
           });
@@ -97,8 +110,16 @@ Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) c
     if (!chosen[i]) continue;
     const ToolCall& call = ai.tool_calls[i];
     if (!results[i].error) {
-      out[i] = Message::tool(Tool::content_of(results[i].value), call.id);
-      out[i].name = call.name;
+      ToolResult& r = *results[i].value;
+      if (r.command() || (r.message() && r.message()->type == MessageType::tool)) {
+        // As LangGraph.js' ToolNode: a tool's own tool message, or its Command, as it is.
+        out[i] = std::move(r);
+        continue;
+      }
+      const json value = r.value() ? *r.value() : r.message()->to_json();
+      Message m = Message::tool(Tool::content_of(value), call.id);
+      m.name = call.name;
+      out[i] = std::move(m);
       continue;
     }
     try {
@@ -137,11 +158,38 @@ Task<NodeResult> ToolNode::operator()(const State& state, Runtime& rt) const {
   std::erase_if(ai->tool_calls, [&](const ToolCall& c) {
     return !c.id.empty() && std::find(answered.begin(), answered.end(), c.id) != answered.end();
   });
-  Task<std::vector<Message>> calls = run(*ai, rt);
-  std::vector<Message> replies = co_await std::move(calls);
-  json update = json::array();
-  for (const Message& m : replies) update.push_back(m.to_json());
-  co_return json{{options_.messages_key, std::move(update)}};
+  Task<std::vector<ToolResult>> calls = call_tools(*ai, rt);
+  std::vector<ToolResult> replies = co_await std::move(calls);
+  bool commands = false;
+  for (const ToolResult& r : replies) commands = commands || r.command();
+  if (!commands) {
+    json update = json::array();
+    for (const ToolResult& r : replies) update.push_back(r.message()->to_json());
+    co_return json{{options_.messages_key, std::move(update)}};
+  }
+  // As LangGraph.js' ToolNode when a tool returned a Command: a list, in call order, of each
+  // tool message as an update of its own and each Command as it is; Commands for the parent
+  // graph that only send (a list of Sends) are merged into one, last.
+  std::vector<ResultItem> items;
+  std::optional<Command> parent_sends;
+  for (ToolResult& r : replies) {
+    if (Command* c = r.command()) {
+      bool sends = c->graph == Command::PARENT && !c->go_to.empty();
+      for (const Destination& d : c->go_to.items()) sends = sends && std::holds_alternative<Send>(d);
+      if (!sends) {
+        items.emplace_back(std::move(*c));
+      } else if (parent_sends) {
+        for (Destination& d : c->go_to.items()) parent_sends->go_to.items().push_back(std::move(d));
+      } else {
+        parent_sends = Command{.graph = Command::PARENT};
+        parent_sends->go_to = std::move(c->go_to);
+      }
+    } else {
+      items.emplace_back(json{{options_.messages_key, json::array({r.message()->to_json()})}});
+    }
+  }
+  if (parent_sends) items.emplace_back(std::move(*parent_sends));
+  co_return NodeResult(std::move(items));
 }
 
 std::string tools_condition(const State& state) {

@@ -3,6 +3,7 @@
 #include "pregel/algo.hpp"
 
 #include <algorithm>
+#include <span>
 
 #include "pregel/subgraph.hpp"
 #include "superstep/messages/message.hpp"
@@ -76,9 +77,10 @@ bool apply_batches(const Program& g, ChannelState& s, const std::vector<Executab
   return true;
 }
 
-/// Whether `writes` name each channel once (a JSON update is an object: always).
-bool distinct_keys(const Program& g, ChannelState& s, const std::vector<std::pair<int, Value>>& writes) {
-  if (!g.typed || writes.size() < 2) return true;  // JSON updates are objects: distinct keys
+/// Whether `writes` name each channel once (a JSON update is an object, but a list of them and
+/// Commands may write a key twice).
+bool distinct_keys(const Program& /*g*/, ChannelState& s, const std::vector<std::pair<int, Value>>& writes) {
+  if (writes.size() < 2) return true;
   if (s.dup_mark.size() < s.channels.size()) s.dup_mark.assign(s.channels.size(), 0);
   ++s.dup_epoch;
   for (const auto& w : writes) {
@@ -376,10 +378,31 @@ void collect_writes(const Program& g, ExecutableTask& t, NodeResult&& r, ResultO
   if (g.typed && !r.is_none())
     throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
                              "' returned JSON or a Command in a typed graph; return sp::Update<S>");
-  json* update = r.update();
-  Command* cmd = r.command();
-  if (cmd) {
-    if (cmd->graph == Command::PARENT) {
+  // The items in order: the result itself, or a list's items.
+  struct Item {
+    json* update;
+    Command* command;
+  };
+  Item only{r.update(), r.command()};
+  std::vector<Item> listed;  // (no allocation for the usual single result)
+  std::span<const Item> items;
+  if (std::vector<ResultItem>* list = r.list()) {
+    listed.reserve(list->size());
+    for (ResultItem& i : *list) listed.push_back(Item{std::get_if<json>(&i), std::get_if<Command>(&i)});
+    // As LangGraph: a list is the form for results with Commands.
+    if (std::none_of(listed.begin(), listed.end(), [](const Item& i) { return i.command != nullptr; }))
+      throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
+                               "' returned a list holding no Command; return an object of state keys, a Command, "
+                               "or a list holding at least one Command");
+    items = listed;
+  } else if (!r.is_none()) {
+    items = std::span<const Item>(&only, 1);
+  }
+  for (const Item& item : items) {
+    Command* cmd = item.command;
+    if (cmd && cmd->graph == Command::PARENT) {
+      // As LangGraph: the (first) Command for the parent goes up; what else the task returned
+      // is not applied here.
       if (!options.has_parent)
         throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
                                  "' returned Command with graph=PARENT, but this graph has no parent");
@@ -387,36 +410,89 @@ void collect_writes(const Program& g, ExecutableTask& t, NodeResult&& r, ResultO
       up.graph.clear();
       throw ParentCommand(std::move(up));
     }
-    if (!cmd->graph.empty())
-      throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' returned Command with graph='" +
-                               cmd->graph + "'; only Command::PARENT (or none) is known");
-    if (!cmd->resume.is_null())
-      throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
-                               "' returned Command with resume; resume is an input of invoke, not a node result");
-    update = &cmd->update;
   }
-  if (update && !update->is_null()) {
-    if (!update->is_object())
-      throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' returned " + preview(*update) +
-                               ", expected an object of state keys, a Command, or nothing");
-    // As LangGraph: the ids add_messages gives a node's messages show in its `updates` part too.
-    for (int key : g.message_keys)
-      if (auto it = update->find(g.state_keys[key]); it != update->end()) assign_message_ids(*it);
-    if (options.keep_update) t.stream_update = *update;
-    t.writes.reserve(update->size());
-    for (auto& [key, value] : update->items()) {
-      int id = g.key_of(key, [&] { return "node '" + node.name + "' wrote"; });
-      if (!node.output_mask.empty() && !node.output_mask[id])
-        throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' wrote key '" + key +
-                                 "', which is not in its output_keys");
-      t.writes.emplace_back(id, std::move(value));
+  // What `updates` shows, as LangGraph: the task's writes as one object, or, when it wrote a
+  // key more than once (a list), one single-key object per write.
+  // (One item, the usual case: its update as it is.)
+  const bool single = items.size() == 1;
+  json shown = json::array();
+  bool repeated = false;
+  t.stream_update = nullptr;
+  for (const Item& item : items) {
+    json* update = item.update;
+    Command* cmd = item.command;
+    if (cmd) {
+      if (!cmd->graph.empty())
+        throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' returned Command with graph='" +
+                                 cmd->graph + "'; only Command::PARENT (or none) is known");
+      if (!cmd->resume.is_null())
+        throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
+                                 "' returned Command with resume; resume is an input of invoke, not a node result");
+      update = &cmd->update;
     }
-  } else {
-    t.stream_update = nullptr;
+    if (update && !update->is_null()) {
+      if (!update->is_object())
+        throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' returned " + preview(*update) +
+                                 ", expected an object of state keys, a Command, or nothing");
+      // As LangGraph: the ids add_messages gives a node's messages show in its `updates` part too.
+      for (int key : g.message_keys)
+        if (auto it = update->find(g.state_keys[key]); it != update->end()) assign_message_ids(*it);
+      if (single && options.keep_update) t.stream_update = *update;
+      t.writes.reserve(t.writes.size() + update->size());
+      for (auto& [key, value] : update->items()) {
+        int id = g.key_of(key, [&] { return "node '" + node.name + "' wrote"; });
+        if (!node.output_mask.empty() && !node.output_mask[id])
+          throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' wrote key '" + key +
+                                   "', which is not in its output_keys");
+        if (!single && options.keep_update) {
+          for (const json& w : shown) repeated = repeated || w.contains(key);
+          shown.push_back(json{{key, value}});
+        }
+        t.writes.emplace_back(id, std::move(value));
+      }
+    }
+    if (cmd) apply_go_to(g, t, cmd->go_to, "Command");
   }
-  if (cmd) apply_go_to(g, t, cmd->go_to, "Command");
+  if (single || !options.keep_update || shown.empty()) {
+    // set above, or null
+  } else if (repeated) {
+    t.stream_update = std::move(shown);
+  } else {
+    t.stream_update = json::object();
+    for (json& w : shown) t.stream_update.update(w);
+  }
   t.control.insert(t.control.end(), node.edge_writes.begin(), node.edge_writes.end());
   t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());
+}
+
+json updates_of(const Program& g, const std::vector<std::pair<int, Value>>& writes) {
+  if (writes.empty()) return nullptr;
+  bool repeated = false;
+  for (std::size_t i = 0; i < writes.size() && !repeated; ++i)
+    for (std::size_t j = 0; j < i && !repeated; ++j) repeated = writes[i].first == writes[j].first;
+  json out = repeated ? json::array() : json::object();
+  for (const auto& [key, value] : writes) {
+    if (repeated) out.push_back(json{{g.state_keys[key], value.to_json()}});
+    else out[g.state_keys[key]] = value.to_json();
+  }
+  return out;
+}
+
+json task_result_of(json updates) {
+  if (!updates.is_array()) return updates;
+  json out = json::object();
+  for (json& one : updates)
+    for (auto& [key, value] : one.items()) {
+      auto it = out.find(key);
+      if (it == out.end()) {
+        out[key] = std::move(value);
+      } else {
+        if (!(it->is_object() && it->size() == 1 && it->contains("$writes")))
+          *it = json{{"$writes", json::array({std::move(*it)})}};
+        (*it)["$writes"].push_back(std::move(value));
+      }
+    }
+  return out;
 }
 
 void route_to(const Program& g, ExecutableTask& t, Destination& d, const char* what) {

@@ -63,4 +63,13 @@ struct ResultOptions {
 };
 void collect_writes(const Program& g, ExecutableTask& t, NodeResult&& r, ResultOptions options);
 
+/// What LangGraph's `updates` part shows of a task's state writes: one object, or, when the task
+/// wrote a key more than once (a node returning a list), one single-key object per write, in
+/// order. Null when it wrote none.
+json updates_of(const Program& g, const std::vector<std::pair<int, Value>>& writes);
+/// What LangGraph shows as a task's result (`tasks` and `debug` parts, a snapshot's tasks) from
+/// the `updates` form: the object itself, or for the list form one object whose key written
+/// more than once holds {"$writes": [value, ...]} (LangGraph.js' mapTaskResultWrites).
+json task_result_of(json updates);
+
 }  // namespace superstep::internal

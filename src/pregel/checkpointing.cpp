@@ -119,9 +119,7 @@ void Persistence::match_pending_writes() {
     t->asked = std::move(t->interrupts);
     t->interrupts.clear();
     if (t->cached) {
-      json update = json::object();
-      for (const auto& [c, v] : t->writes) update[s_.g->state_keys[c]] = v.to_json();
-      t->stream_update = update.empty() ? json(nullptr) : std::move(update);
+      t->stream_update = updates_of(*s_.g, t->writes);
     }
   }
 }
@@ -487,7 +485,7 @@ void Persistence::emit_checkpoint_part() {
     for (const Interrupt& i : t->asked) task["interrupts"].push_back(i.to_json());
     if (t->saved_error) task["error"] = *t->saved_error;
     // As LangGraph: a finished task shows a result only when it wrote a state key (as get_state).
-    if (t->cached && !t->stream_update.is_null()) task["result"] = t->stream_update;
+    if (t->cached && !t->stream_update.is_null()) task["result"] = task_result_of(t->stream_update);
     // As LangGraph: a subgraph task names where the subgraph's checkpoints live.
     if (t->node->subgraph)
       task["state"] = CheckpointConfig{s_.config.thread_id, s_.task_ns(*t), std::nullopt}.to_json();

@@ -62,13 +62,13 @@ StateSnapshot Persistence::snapshot(bool apply_pending, bool subgraphs, bool tak
     info.interrupts = t->asked;
     info.error = t->saved_error;
     if (!t->cached) {
-      if (!t->stream_update.is_null()) info.result = std::move(t->stream_update);  // not applied: not needed again
+      if (!t->stream_update.is_null()) info.result = task_result_of(std::move(t->stream_update));  // not applied: not needed again
       // A subgraph task's answers by id are forwarded to the subgraph (subgraph_resume): they
       // are not writes of its own, so it stays in `next` (as LangGraph, which stores them as a
       // write of no task).
       if (!(apply_pending && !t->resume.empty() && !t->node->subgraph)) s.next.push_back(info.name);
     } else {
-      info.result = t->stream_update;  // null (no result shown) when it wrote no state key, as LangGraph.js
+      info.result = task_result_of(t->stream_update);  // null (no result shown) when it wrote no state key, as LangGraph.js
     }
     // As LangGraph: every subgraph task of the step names (or, with `subgraphs`, shows) the
     // subgraph's state, a finished one too, and (as LangGraph Python; LangGraph.js shows a

@@ -76,12 +76,20 @@ void PregelLoop::save_task_writes(ExecutableTask& t) { cp_->save_task_writes(t);
 json PregelLoop::output_keys_of(json update) const {
   // As LangGraph: the run of a subgraph with an output schema shows its tasks' writes to the
   // output's keys only (an empty object when none).
+  auto shown = [&](const std::string& key) {
+    const int id = s_.g->find_key(key);
+    return id >= 0 && s_.g->output_mask[id];
+  };
+  if (update.is_array()) {  // one object per write (a key written more than once)
+    json out = json::array();
+    for (json& one : update)
+      if (one.is_object() && !one.empty() && shown(one.begin().key())) out.push_back(std::move(one));
+    return out;
+  }
   json out = json::object();
   if (update.is_object())
-    for (auto it = update.begin(); it != update.end(); ++it) {
-      const int id = s_.g->find_key(it.key());
-      if (id >= 0 && s_.g->output_mask[id]) out[it.key()] = std::move(it.value());
-    }
+    for (auto it = update.begin(); it != update.end(); ++it)
+      if (shown(it.key())) out[it.key()] = std::move(it.value());
   return out;
 }
 
@@ -218,8 +226,8 @@ void PregelLoop::emit_task_parts(json payload, const char* debug_type) {
 
 void PregelLoop::emit_task_result(const ExecutableTask& t) {
   if (!wants(StreamMode::tasks) && !wants(StreamMode::debug)) return;
-  json result = json::object();
-  for (const auto& [cid, v] : t.writes) result[s_.g->state_keys[cid]] = v.to_json();
+  json result = task_result_of(updates_of(*s_.g, t.writes));
+  if (result.is_null()) result = json::object();
   json error = t.error ? json(describe(t.error)) : json(nullptr);
   json payload = {{"id", t.id()},
                   {"name", t.node->name},

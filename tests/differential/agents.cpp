@@ -289,6 +289,93 @@ Register ag_custom_graph{{"ag_custom_graph", false, [](Ctx& c) {
   s.emit_requests();
 }}};
 
+/// A tool message of a tool's own, with an id (so that both sides show the same one).
+json own_tool_message(const std::string& text, const sp::ToolCall& call) {
+  sp::Message m = sp::Message::tool(text, call.id);
+  m.id = "tm-" + call.id;
+  return m.to_json();
+}
+
+Register ag_tool_command{{"ag_tool_command", false, [](Ctx& c) {
+  Server s("ag_tool_command");
+  sp::Tool remember("remember", "Remembers the user's name.", object_schema({{"name", {{"type", "string"}}}}, {"name"}),
+                    [](const json& a, const sp::ToolCall& call) -> sp::ToolResult {
+                      const std::string name = a["name"].get<std::string>();
+                      return sp::Command{.update = {{"messages", {own_tool_message("saved " + name, call)}}, {"user", name}}};
+                    });
+  sp::Tool count("count", "Counts.", object_schema({{"by", {{"type", "integer"}}}}, {"by"}),
+                 [](const json& a, const sp::ToolCall& call) -> sp::ToolResult {
+                   const int64_t by = a["by"].get<int64_t>();
+                   return sp::Command{.update = {{"count", by}, {"messages", {own_tool_message("counted " + std::to_string(by), call)}}},
+                                      .go_to = "after"};
+                 });
+  sp::Tool echo("echo", "Echoes.", object_schema({{"text", {{"type", "string"}}}}, {"text"}),
+                [](json a, sp::ToolCall call, const sp::Runtime&) -> sp::Task<sp::ToolResult> {
+                  sp::Message m = sp::Message::tool("echo " + a["text"].get<std::string>(), call.id);
+                  m.id = "tm-" + call.id;
+                  m.name = "echo";
+                  co_return m;
+                });
+  sp::StateSchema schema = sp::messages_state();
+  schema.field("user").field("count", sp::reducers::add, 0).field("trace", sp::reducers::append, json::array());
+  sp::StateGraph g(schema);
+  g.add_node("tools", sp::ToolNode({remember, count, echo, multiply()}), {.ends = {"after"}});
+  g.add_node("after", [](const sp::State&) { return json{{"trace", {"after"}}}; });
+  g.add_node("last", [](const sp::State&) { return json{{"trace", {"last"}}}; });
+  g.add_edge(sp::START, "tools").add_edge("tools", "last").add_edge("after", sp::END).add_edge("last", sp::END);
+  auto app = g.compile(c.plain());
+  json calls = {{"type", "ai"}, {"content", ""}, {"id", "a1"},
+                {"tool_calls", {{{"id", "c1"}, {"name", "remember"}, {"args", {{"name", "Ada"}}}},
+                                {{"id", "c2"}, {"name", "multiply"}, {"args", {{"a", 2}, {"b", 3}}}},
+                                {{"id", "c3"}, {"name", "count"}, {"args", {{"by", 2}}}},
+                                {{"id", "c4"}, {"name", "echo"}, {"args", {{"text", "hi"}}}}}}};
+  stream(app, json{{"messages", {human("go", "h1"), calls}}}, {}, {Mode::updates, Mode::values});
+  json only = {{"type", "ai"}, {"content", ""}, {"id", "a2"},
+               {"tool_calls", {{{"id", "c5"}, {"name", "remember"}, {"args", {{"name", "Bo"}}}},
+                               {{"id", "c6"}, {"name", "count"}, {"args", {{"by", 1}}}}}}};
+  invoke(app, json{{"messages", {human("again", "h2"), only}}});
+  s.emit_requests();
+}}};
+
+Register ag_agent_state_command{{"ag_agent_state_command", false, [](Ctx&) {
+  Server s("ag_agent_state_command");
+  sp::Tool remember("remember", "Remembers the user's name.", object_schema({{"name", {{"type", "string"}}}}, {"name"}),
+                    [](const json& a, const sp::ToolCall& call) -> sp::ToolResult {
+                      const std::string name = a["name"].get<std::string>();
+                      return sp::Command{.update = {{"messages", {own_tool_message("saved " + name, call)}}, {"user", name}}};
+                    });
+  sp::StateSchema schema = sp::messages_state();
+  schema.field("user");
+  auto agent = sp::create_react_agent(s.model(), {remember}, agent_opts({.state_schema = schema}));
+  stream(agent, json{{"messages", {human("I am Ada", "h1")}}}, {}, {Mode::updates, Mode::values});
+  s.emit_requests();
+}}};
+
+Register ag_tool_handoff{{"ag_tool_handoff", true, [](Ctx& c) {
+  Server s("ag_tool_handoff");
+  sp::Tool transfer("transfer", "Hands the conversation over.", json{{"type", "object"}, {"properties", json::object()}},
+                    [](const json&, const sp::ToolCall& call) -> sp::ToolResult {
+                      return sp::Command{.update = {{"messages", {own_tool_message("transferred", call)}}},
+                                         .go_to = "other", .graph = sp::Command::PARENT};
+                    });
+  sp::StateGraph sub(sp::messages_state());
+  sub.add_node("tools", sp::ToolNode({multiply(), transfer}));
+  sub.add_edge(sp::START, "tools").add_edge("tools", sp::END);
+  sp::StateGraph g(sp::messages_state());
+  g.add_node("sub", sub.compile(), {.ends = {"other"}});
+  g.add_node("other", [](const sp::State&) {
+    return json{{"messages", {{{"type", "ai"}, {"content", "other here"}, {"id", "o1"}}}}};
+  });
+  g.add_edge(sp::START, "sub").add_edge("other", sp::END);
+  auto app = g.compile(c.opts());
+  json calls = {{"type", "ai"}, {"content", ""}, {"id", "a1"},
+                {"tool_calls", {{{"id", "c1"}, {"name", "multiply"}, {"args", {{"a", 2}, {"b", 3}}}},
+                                {{"id", "c2"}, {"name", "transfer"}, {"args", json::object()}}}}};
+  stream(app, json{{"messages", {human("go", "h1"), calls}}}, with_subgraphs(), {Mode::updates});
+  state(app, thread());
+  s.emit_requests();
+}}};
+
 Register ag_tool_node_pending{{"ag_tool_node_pending", false, [](Ctx& c) {
   Server s("ag_tool_node_pending");
   sp::StateGraph g(sp::messages_state());

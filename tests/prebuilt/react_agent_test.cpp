@@ -311,3 +311,106 @@ TEST(ReactAgent, StreamsTokensFromTheAgentNode) {
   EXPECT_EQ(text, "The answer is 16.");
   EXPECT_EQ(nodes, (std::set<std::string>{"agent", "tools"}));  // tool messages are shown as the tools node returns them
 }
+
+namespace {
+/// remember(name): a Command setting `user` beside its own tool message (LangGraph's "update
+/// state from tools").
+sp::Tool remember() {
+  return sp::Tool("remember", "Remembers the user's name.",
+                  {{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}, {"required", {"name"}}},
+                  [](const json& a, const sp::ToolCall& call) -> sp::ToolResult {
+                    sp::Message m = sp::Message::tool("saved " + a["name"].get<std::string>(), call.id);
+                    return sp::Command{.update = {{"messages", {m.to_json()}}, {"user", a["name"]}}};
+                  });
+}
+}  // namespace
+
+TEST(ToolNode, ToolsReturningCommandsUpdateStateAndRouteBesidePlainTools) {
+  sp::Tool count("count", "Counts.", {{"type", "object"}, {"properties", {{"by", {{"type", "integer"}}}}}},
+                 [](const json& a, const sp::ToolCall& call) -> sp::ToolResult {
+                   return sp::Command{.update = {{"count", a["by"]}, {"messages", {sp::Message::tool("counted", call.id).to_json()}}},
+                                      .go_to = "after"};
+                 });
+  sp::Tool echo("echo", "Echoes.", {{"type", "object"}, {"properties", {{"text", {{"type", "string"}}}}}},
+                [](json a, sp::ToolCall call, const sp::Runtime&) -> sp::Task<sp::ToolResult> {
+                  sp::Message m = sp::Message::tool("echo " + a["text"].get<std::string>(), call.id);
+                  m.id = "mine";
+                  co_return m;  // its own tool message, kept as it is
+                });
+  sp::StateSchema schema = sp::messages_state();
+  schema.field("user").field("count", sp::reducers::add, 0).field("trace", sp::reducers::append, json::array());
+  sp::StateGraph g(schema);
+  g.add_node("tools", sp::ToolNode({remember(), multiply(), count, echo}), {.ends = {"after"}});
+  g.add_node("after", [](const sp::State&) { return json{{"trace", {"after"}}}; });
+  g.add_edge(sp::START, "tools");
+  auto app = g.compile();
+  sp::Message ai = ai_calling({{"c1", "remember", {{"name", "Ada"}}}, {"c2", "multiply", {{"a", 2}, {"b", 3}}},
+                               {"c3", "count", {{"by", 2}}}, {"c4", "echo", {{"text", "hi"}}}});
+  json updates = json::array();
+  json last;
+  for (const sp::StreamPart& p : app.stream(json{{"messages", {ai.to_json()}}}, {}, {sp::StreamMode::updates, sp::StreamMode::values})) {
+    if (p.mode == sp::StreamMode::updates) updates.push_back(p.data);
+    else last = p.data;
+  }
+  EXPECT_EQ(last["user"], "Ada");
+  EXPECT_EQ(last["count"], 2);
+  EXPECT_EQ(last["trace"], json({"after"}));  // the Command's go_to ran `after`
+  std::vector<std::string> contents;
+  for (const json& m : last["messages"]) contents.push_back(m["content"]);
+  EXPECT_EQ(contents, (std::vector<std::string>{"", "saved Ada", "6", "counted", "echo hi"}));  // call order
+  EXPECT_EQ(last["messages"][4]["id"], "mine");
+  // The tools node wrote `messages` four times: its `updates` part lists each write.
+  ASSERT_EQ(updates.size(), 2u);
+  const json& tools = updates[0]["tools"];
+  ASSERT_TRUE(tools.is_array()) << tools.dump();
+  ASSERT_EQ(tools.size(), 6u) << tools.dump();
+  EXPECT_EQ(tools[1], json({{"user", "Ada"}}));
+  EXPECT_EQ(tools[2]["messages"][0]["content"], "6");
+}
+
+TEST(ToolNode, ACommandOnlyGoesThroughACallAndRunRefusesIt) {
+  sp::Tool r = remember();
+  EXPECT_TRUE(!r.is_async());
+  EXPECT_THROW(r.invoke(json{{"name", "Ada"}}), sp::Error);  // a Command has no plain value
+  EXPECT_THROW(r.invoke(json{{"name", 1}}), sp::ToolArgumentError);  // validated first
+  sp::Tool plain("plain", "A value from a call-seeing tool.", {{"type", "object"}},
+                 [](const json&, const sp::ToolCall& call) -> sp::ToolResult { return "for " + call.name; });
+  EXPECT_EQ(plain.invoke(json::object()), "for plain");
+  sp::ToolNode node({remember()});
+  sp::StateGraph g(sp::messages_state());
+  g.add_node("tools", [&node](const sp::State& s, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    const sp::Message ai = sp::Message::from_json(s["messages"].back());
+    sp::Task<std::vector<sp::Message>> run = node.run(ai, rt);
+    std::vector<sp::Message> out = co_await std::move(run);
+    co_return json{{"messages", json::array()}};
+  });
+  g.add_edge(sp::START, "tools");
+  try {
+    g.compile().invoke(json{{"messages", {ai_calling({{"c1", "remember", {{"name", "Ada"}}}}).to_json()}}});
+    FAIL();
+  } catch (const sp::NodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("returned a Command"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReactAgent, AStateSchemaOfItsOwnTakesToolCommandsAndMustHoldMessages) {
+  sp::StateSchema bad;
+  bad.field("user");
+  OpenAITestServer unused(multiplying_model);
+  EXPECT_THROW(sp::create_react_agent(model_for(unused), {remember()}, {.state_schema = bad}), sp::Error);
+
+  OpenAITestServer server([](const json& request) {
+    ScriptedReply r;
+    if (request["messages"].back()["role"] == "tool") r.content = "Hello.";
+    else r.tool_calls = {{"call_1", "remember", {{"name", "Ada"}}}};
+    return r;
+  });
+  sp::StateSchema schema = sp::messages_state();
+  schema.field("user");
+  auto agent = sp::create_react_agent(model_for(server), {remember()}, {.state_schema = schema});
+  json out = agent.invoke(json{{"messages", {"I am Ada"}}});
+  EXPECT_EQ(out["user"], "Ada");
+  ASSERT_EQ(out["messages"].size(), 4u) << out.dump();
+  EXPECT_EQ(out["messages"][2]["content"], "saved Ada");
+  EXPECT_EQ(out["messages"][3]["content"], "Hello.");
+}

@@ -295,6 +295,80 @@ TEST(Engine, CommandToUnknownNodeIsAnError) {
   }
 }
 
+// A node returning a list with a Command (LangGraph's array return; ToolNode's when tools return
+// Commands). Each figure below is what LangGraph.js 1.7.3 prints for the same graph.
+TEST(Engine, ANodeReturningAListWithACommandWritesEachItemInOrder) {
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", [](const sp::State&) -> sp::NodeResult {
+    return std::vector<sp::ResultItem>{json{{"trace", {"x"}}},
+                                       sp::Command{.update = {{"trace", {"y"}}, {"n", 1}}, .go_to = "b"}};
+  }, {.ends = {"b"}});
+  g.add_node("b", tracer("b"));
+  g.add_node("c", [](const sp::State&) -> sp::NodeResult {
+    return std::vector<sp::ResultItem>{json{{"n", 2}}, sp::Command{.update = {{"trace", {"c"}}}}};
+  });
+  g.add_edge(sp::START, "a").add_edge("a", "c");
+  auto app = g.compile({.checkpointer = std::make_shared<sp::InMemorySaver>()});
+  sp::RunConfig cfg{.thread_id = "t"};
+  json parts = collect(app.stream(json{{"n", 0}}, cfg, {sp::StreamMode::updates, sp::StreamMode::tasks}));
+  json updates = json::array(), results = json::array();
+  for (const json& p : parts)
+    if (p[0] == "updates") updates.push_back(p[1]);
+    else if (p[1].contains("result")) results.push_back(json::array({p[1]["name"], p[1]["result"]}));
+  // `trace` written twice by `a`: one object per write; `c` wrote each key once: one object.
+  // (The Command's writes come in its update's key order: "n" first here, where LangGraph.js
+  // keeps the order the object was built in.)
+  EXPECT_EQ(updates, json::parse(R"([{"a": [{"trace": ["x"]}, {"n": 1}, {"trace": ["y"]}]},
+                                     {"b": {"trace": ["b"]}}, {"c": {"n": 2, "trace": ["c"]}}])"))
+      << updates.dump();
+  json a_result = json::parse(R"({"trace": {"$writes": [["x"], ["y"]]}, "n": 1})");
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0], json::array({"a", a_result}));
+  EXPECT_EQ(app.get_state(cfg).values, (json{{"trace", {"x", "y", "b", "c"}}, {"n", 2}}));
+  // The snapshot of the step `a` ran in shows the same result.
+  bool seen = false;
+  for (const sp::StateSnapshot& s : app.get_state_history(cfg))
+    for (const sp::PregelTask& t : s.tasks)
+      if (t.name == "a") {
+        seen = true;
+        EXPECT_EQ(t.result, a_result);
+      }
+  EXPECT_TRUE(seen);
+}
+
+TEST(Engine, AListWritingAPlainKeyTwiceOrHoldingNoCommandIsAnError) {
+  auto run = [](std::vector<sp::ResultItem> r) {
+    sp::StateGraph g(trace_schema());
+    g.add_node("a", [r](const sp::State&) -> sp::NodeResult { return r; });
+    g.add_edge(sp::START, "a");
+    try {
+      g.compile().invoke(json::object());
+    } catch (const sp::InvalidUpdateError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string twice = run(std::vector<sp::ResultItem>{json{{"n", 1}}, sp::Command{.update = {{"n", 2}}}});
+  EXPECT_NE(twice.find("'n'"), std::string::npos) << twice;
+  std::string no_command = run(std::vector<sp::ResultItem>{json{{"n", 1}}, json{{"trace", {"q"}}}});
+  EXPECT_NE(no_command.find("node 'a' returned a list holding no Command"), std::string::npos) << no_command;
+  EXPECT_NE(run({}).find("holding no Command"), std::string::npos);
+}
+
+TEST(Engine, AListsCommandForTheParentGoesUpAndItsOtherItemsAreNotApplied) {
+  sp::StateGraph sub(trace_schema());
+  sub.add_node("s", [](const sp::State&) -> sp::NodeResult {
+    return std::vector<sp::ResultItem>{json{{"trace", {"inner"}}},
+                                       sp::Command{.update = {{"trace", {"up"}}}, .go_to = "z", .graph = sp::Command::PARENT}};
+  });
+  sub.add_edge(sp::START, "s");
+  sp::StateGraph g(trace_schema());
+  g.add_node("sub", sub.compile(), {.ends = {"z"}});
+  g.add_node("z", tracer("z"));
+  g.add_edge(sp::START, "sub");
+  EXPECT_EQ(g.compile().invoke(json::object())["trace"], json({"up", "z"}));
+}
+
 namespace {
 // A loop that runs `a` until n reaches 4: 5 supersteps in all (the __start__ step and 4 of a).
 sp::CompiledStateGraph counting_loop() {

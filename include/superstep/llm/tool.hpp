@@ -12,15 +12,45 @@
 // failed check into a tool message with status "error" that the model can correct.
 #pragma once
 
+#include <concepts>
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "superstep/json.hpp"
+#include "superstep/messages/message.hpp"
 #include "superstep/runtime.hpp"
 #include "superstep/task.hpp"
+#include "superstep/types.hpp"
 
 namespace superstep {
+
+/// What a tool that sees its call returns (LangGraph's tools returning a ToolMessage or a
+/// Command): a value, which becomes the tool message's text as a plain tool's result does; a
+/// tool message of its own (its `tool_call_id` the call's id); or a Command: a state update (it
+/// should hold the call's tool message in `messages`), a `go_to`, or, with
+/// `graph = Command::PARENT`, a handoff to the graph around the agent. ToolNode passes Commands
+/// on as LangGraph.js' ToolNode does.
+class ToolResult {
+ public:
+  template <class T>
+    requires(!std::same_as<std::remove_cvref_t<T>, ToolResult> && !std::same_as<std::remove_cvref_t<T>, Message> &&
+             !std::same_as<std::remove_cvref_t<T>, Command> && std::constructible_from<json, T &&>)
+  ToolResult(T&& value) : value_(json(std::forward<T>(value))) {}
+  ToolResult(Message message) : value_(std::move(message)) {}
+  ToolResult(Command command) : value_(std::move(command)) {}
+
+  const json* value() const noexcept { return std::get_if<json>(&value_); }
+  const Message* message() const noexcept { return std::get_if<Message>(&value_); }
+  const Command* command() const noexcept { return std::get_if<Command>(&value_); }
+  Message* message() noexcept { return std::get_if<Message>(&value_); }
+  Command* command() noexcept { return std::get_if<Command>(&value_); }
+
+ private:
+  std::variant<json, Message, Command> value_;
+};
 
 class Tool {
  public:
@@ -30,13 +60,20 @@ class Tool {
   using AsyncFn = std::function<Task<json>(json args, const Runtime& rt)>;
 
   /// Requires: `parameters` is a JSON schema of type "object". Throws Error otherwise.
+  /// A blocking tool that sees its call (its id, to answer with a tool message or a Command).
+  using CallFn = std::function<ToolResult(const json& args, const ToolCall& call)>;
+  /// An asynchronous tool that sees its call.
+  using AsyncCallFn = std::function<Task<ToolResult>(json args, ToolCall call, const Runtime& rt)>;
+  /// Requires: `parameters` is a JSON schema of type "object". Throws Error otherwise.
   Tool(std::string name, std::string description, json parameters, Fn fn);
   Tool(std::string name, std::string description, json parameters, AsyncFn fn);
+  Tool(std::string name, std::string description, json parameters, CallFn fn);
+  Tool(std::string name, std::string description, json parameters, AsyncCallFn fn);
 
   const std::string& name() const noexcept { return name_; }
   const std::string& description() const noexcept { return description_; }
   const json& parameters() const noexcept { return parameters_; }
-  bool is_async() const noexcept { return static_cast<bool>(async_); }
+  bool is_async() const noexcept { return static_cast<bool>(async_) || static_cast<bool>(async_call_); }
 
   /// Checks `args` against the schema. Returns: empty when valid, else what is wrong
   /// ("argument 'b': expected number, got string").
@@ -46,7 +83,12 @@ class Tool {
   /// async tool (use ainvoke), and whatever the function throws.
   json invoke(const json& args) const;
   /// Validates, then runs either kind of tool; a blocking one runs on the calling thread.
+  /// A tool that sees its call gets one with its name and these arguments, and an empty id;
+  /// its result must be a value (Error for a message or a Command: run it with `call`).
   Task<json> ainvoke(json args, const Runtime& rt) const;
+  /// Validates, then runs any kind of tool for `call` (what ToolNode does): a plain tool's
+  /// result is the value.
+  Task<ToolResult> call(const ToolCall& call, const Runtime& rt) const;
 
   /// OpenAI's tool definition: {"type": "function", "function": {name, description, parameters}}.
   json to_openai() const;
@@ -56,11 +98,15 @@ class Tool {
   static json content_of(const json& result);
 
  private:
+  json value_of(ToolResult result) const;
+
   std::string name_;
   std::string description_;
   json parameters_;
   Fn fn_;
   AsyncFn async_;
+  CallFn call_fn_;
+  AsyncCallFn async_call_;
 };
 
 }  // namespace superstep

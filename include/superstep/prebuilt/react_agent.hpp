@@ -39,6 +39,10 @@ struct ReactAgentOptions {
   /// The agent's name: the graph's (errors, drawings; "react_agent" when empty) and, as in
   /// LangGraph, the `name` of every AI message the agent adds.
   std::string name;
+  /// The agent's state (LangGraph's `state_schema`): default messages_state(). A schema of your
+  /// own must hold `messages` (with add_messages); its other keys are what tools returning a
+  /// Command may update (Tool::CallFn), and what a run's input and result carry.
+  std::optional<StateSchema> state_schema;
 };
 
 /// The compiled agent graph (nodes "agent" and "tools").

@@ -8,7 +8,11 @@
 // answers yet, all at once (blocking tools on the run's executor, async tools as coroutines),
 // and returns one tool message per call, in call order, as LangGraph.js' ToolNode. Nothing is dropped: an unknown tool, arguments that fail the tool's schema, or a
 // tool that throws become a tool message with status "error" the model can read (unless error
-// handling is turned off). A ToolNode is immutable; one can serve many graphs and runs.
+// handling is turned off). A tool made with a call-seeing function (Tool::CallFn) may return
+// its own tool message or a Command (a state update beside its tool message, a `go_to`, a
+// handoff with graph=PARENT); ToolNode then returns a list of each call's tool message as an
+// update and each Command as it is, as LangGraph.js' ToolNode (NodeResult's list). A ToolNode is
+// immutable; one can serve many graphs and runs.
 #pragma once
 
 #include <functional>
@@ -42,8 +46,12 @@ class ToolNode {
   /// The node. Throws InvalidUpdateError when `messages` holds no AI message.
   Task<NodeResult> operator()(const State& state, Runtime& rt) const;
 
-  /// Runs the tool calls of `ai` and returns their tool messages in call order.
+  /// Runs the tool calls of `ai` and returns their tool messages in call order. Throws Error
+  /// when a tool returned a Command (use call_tools).
   Task<std::vector<Message>> run(const Message& ai, const Runtime& rt) const;
+  /// Runs the tool calls of `ai` and returns, in call order, each one's tool message or the
+  /// Command its tool returned.
+  Task<std::vector<ToolResult>> call_tools(const Message& ai, const Runtime& rt) const;
 
   const std::vector<Tool>& tools() const noexcept { return tools_; }
 
