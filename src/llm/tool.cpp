@@ -113,7 +113,7 @@ std::string Tool::validate(const json& args) const {
 json Tool::invoke(const json& args) const {
   if (std::string err = validate(args); !err.empty())
     throw ToolArgumentError("tool '" + name_ + "': " + err);
-  if (call_fn_) return value_of(call_fn_(args, ToolCall{"", name_, args}));
+  if (call_fn_) return value_of(call_fn_(args, ToolRuntime{.call = ToolCall{"", name_, args}}));
   if (!fn_) throw Error("tool '" + name_ + "' is asynchronous: call ainvoke");
   return fn_(args);
 }
@@ -132,17 +132,18 @@ Task<json> Tool::ainvoke(json args, const Runtime& rt) const {
     Task<json> call = async_(std::move(args), rt);
     co_return co_await std::move(call);
   }
-  Task<ToolResult> run = call(ToolCall{"", name_, std::move(args)}, rt);
+  const ToolCall call_of_args{"", name_, std::move(args)};
+  Task<ToolResult> run = call(call_of_args, rt);
   co_return value_of(co_await std::move(run));
 }
 
-Task<ToolResult> Tool::call(const ToolCall& call, const Runtime& rt) const {
+Task<ToolResult> Tool::call(const ToolCall& call, const Runtime& rt, const State* state) const {
   if (std::string err = validate(call.args); !err.empty())
     throw ToolArgumentError("tool '" + name_ + "': " + err);
   if (fn_) co_return ToolResult(fn_(call.args));
-  if (call_fn_) co_return call_fn_(call.args, call);
+  if (call_fn_) co_return call_fn_(call.args, ToolRuntime{call, state, &rt});
   if (async_call_) {
-    Task<ToolResult> run = async_call_(call.args, call, rt);
+    Task<ToolResult> run = async_call_(call.args, ToolRuntime{call, state, &rt});
     co_return co_await std::move(run);
   }
   Task<json> run = async_(call.args, rt);

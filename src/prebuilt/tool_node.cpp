@@ -15,10 +15,11 @@ struct CallResult {
   std::exception_ptr error;
 };
 
-internal::Detached run_call(const Tool& tool, const ToolCall& call, const Runtime& rt, std::function<void(CallResult)> done) {
+internal::Detached run_call(const Tool& tool, const ToolCall& call, const Runtime& rt, const State* state,
+                            std::function<void(CallResult)> done) {
   CallResult r;
   try {
-    Task<ToolResult> run = tool.call(call, rt);  // named: see Tool::ainvoke
+    Task<ToolResult> run = tool.call(call, rt, state);  // named: see Tool::ainvoke
     r.value = co_await std::move(run);
   } catch (...) {
     r.error = std::current_exception();
@@ -46,7 +47,7 @@ ToolNode::ToolNode(std::vector<Tool> tools, ToolNodeOptions options) : tools_(st
 }
 
 Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) const {
-  Task<std::vector<ToolResult>> calls = call_tools(ai, rt);
+  Task<std::vector<ToolResult>> calls = call_tools(ai, rt, nullptr);
   std::vector<ToolResult> results = co_await std::move(calls);
   std::vector<Message> out;
   out.reserve(results.size());
@@ -58,7 +59,7 @@ Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) c
   co_return out;
 }
 
-Task<std::vector<ToolResult>> ToolNode::call_tools(const Message& ai, const Runtime& rt) const {
+Task<std::vector<ToolResult>> ToolNode::call_tools(const Message& ai, const Runtime& rt, const State* state) const {
   const std::size_t n = ai.tool_calls.size();
   std::vector<ToolResult> out(n, ToolResult(Message{}));
   std::vector<CallResult> results(n);
@@ -94,8 +95,8 @@ Task<std::vector<ToolResult>> ToolNode::call_tools(const Message& ai, const Runt
         const Tool* tool = chosen[i];
         CallResult* slot = &results[i];
         const ToolCall* call = &ai.tool_calls[i];
-        auto start = [tool, slot, call, &rt, remaining, all_done] {
-          run_call(*tool, *call, rt, [slot, remaining, all_done](CallResult r) {
+        auto start = [tool, slot, call, &rt, state, remaining, all_done] {
+          run_call(*tool, *call, rt, state, [slot, remaining, all_done](CallResult r) {
             *slot = std::move(r);
             if (remaining->fetch_sub(1) == 1) all_done.complete(true);
           });
@@ -158,7 +159,7 @@ Task<NodeResult> ToolNode::operator()(const State& state, Runtime& rt) const {
   std::erase_if(ai->tool_calls, [&](const ToolCall& c) {
     return !c.id.empty() && std::find(answered.begin(), answered.end(), c.id) != answered.end();
   });
-  Task<std::vector<ToolResult>> calls = call_tools(*ai, rt);
+  Task<std::vector<ToolResult>> calls = call_tools(*ai, rt, &state);
   std::vector<ToolResult> replies = co_await std::move(calls);
   bool commands = false;
   for (const ToolResult& r : replies) commands = commands || r.command();

@@ -415,7 +415,7 @@ void collect_writes(const Program& g, ExecutableTask& t, NodeResult&& r, ResultO
   // key more than once (a list), one single-key object per write.
   // (One item, the usual case: its update as it is.)
   const bool single = items.size() == 1;
-  json shown = json::array();
+  json shown;  // (an array once a list shows a write)
   bool repeated = false;
   t.stream_update = nullptr;
   for (const Item& item : items) {

@@ -299,27 +299,31 @@ json own_tool_message(const std::string& text, const sp::ToolCall& call) {
 Register ag_tool_command{{"ag_tool_command", false, [](Ctx& c) {
   Server s("ag_tool_command");
   sp::Tool remember("remember", "Remembers the user's name.", object_schema({{"name", {{"type", "string"}}}}, {"name"}),
-                    [](const json& a, const sp::ToolCall& call) -> sp::ToolResult {
+                    [](const json& a, const sp::ToolRuntime& rt) -> sp::ToolResult {
                       const std::string name = a["name"].get<std::string>();
-                      return sp::Command{.update = {{"messages", {own_tool_message("saved " + name, call)}}, {"user", name}}};
+                      return sp::Command{.update = {{"messages", {own_tool_message("saved " + name, rt.call)}}, {"user", name}}};
                     });
   sp::Tool count("count", "Counts.", object_schema({{"by", {{"type", "integer"}}}}, {"by"}),
-                 [](const json& a, const sp::ToolCall& call) -> sp::ToolResult {
+                 [](const json& a, const sp::ToolRuntime& rt) -> sp::ToolResult {
                    const int64_t by = a["by"].get<int64_t>();
-                   return sp::Command{.update = {{"count", by}, {"messages", {own_tool_message("counted " + std::to_string(by), call)}}},
+                   return sp::Command{.update = {{"count", by}, {"messages", {own_tool_message("counted " + std::to_string(by), rt.call)}}},
                                       .go_to = "after"};
                  });
   sp::Tool echo("echo", "Echoes.", object_schema({{"text", {{"type", "string"}}}}, {"text"}),
-                [](json a, sp::ToolCall call, const sp::Runtime&) -> sp::Task<sp::ToolResult> {
-                  sp::Message m = sp::Message::tool("echo " + a["text"].get<std::string>(), call.id);
-                  m.id = "tm-" + call.id;
+                [](json a, sp::ToolRuntime rt) -> sp::Task<sp::ToolResult> {
+                  sp::Message m = sp::Message::tool("echo " + a["text"].get<std::string>(), rt.call.id);
+                  m.id = "tm-" + rt.call.id;
                   m.name = "echo";
                   co_return m;
                 });
+  sp::Tool whoami("whoami", "Reads the state.", object_schema(json::object(), json::array()),
+                  [](const json&, const sp::ToolRuntime& rt) -> sp::ToolResult {
+                    return "user is " + (*rt.state)["user"].get<std::string>();
+                  });
   sp::StateSchema schema = sp::messages_state();
   schema.field("user").field("count", sp::reducers::add, 0).field("trace", sp::reducers::append, json::array());
   sp::StateGraph g(schema);
-  g.add_node("tools", sp::ToolNode({remember, count, echo, multiply()}), {.ends = {"after"}});
+  g.add_node("tools", sp::ToolNode({remember, count, echo, multiply(), whoami}), {.ends = {"after"}});
   g.add_node("after", [](const sp::State&) { return json{{"trace", {"after"}}}; });
   g.add_node("last", [](const sp::State&) { return json{{"trace", {"last"}}}; });
   g.add_edge(sp::START, "tools").add_edge("tools", "last").add_edge("after", sp::END).add_edge("last", sp::END);
@@ -332,17 +336,18 @@ Register ag_tool_command{{"ag_tool_command", false, [](Ctx& c) {
   stream(app, json{{"messages", {human("go", "h1"), calls}}}, {}, {Mode::updates, Mode::values});
   json only = {{"type", "ai"}, {"content", ""}, {"id", "a2"},
                {"tool_calls", {{{"id", "c5"}, {"name", "remember"}, {"args", {{"name", "Bo"}}}},
-                               {{"id", "c6"}, {"name", "count"}, {"args", {{"by", 1}}}}}}};
-  invoke(app, json{{"messages", {human("again", "h2"), only}}});
+                               {{"id", "c6"}, {"name", "count"}, {"args", {{"by", 1}}}},
+                               {{"id", "c7"}, {"name", "whoami"}, {"args", json::object()}}}}};
+  invoke(app, json{{"messages", {human("again", "h2"), only}}, {"user", "Zed"}});
   s.emit_requests();
 }}};
 
 Register ag_agent_state_command{{"ag_agent_state_command", false, [](Ctx&) {
   Server s("ag_agent_state_command");
   sp::Tool remember("remember", "Remembers the user's name.", object_schema({{"name", {{"type", "string"}}}}, {"name"}),
-                    [](const json& a, const sp::ToolCall& call) -> sp::ToolResult {
+                    [](const json& a, const sp::ToolRuntime& rt) -> sp::ToolResult {
                       const std::string name = a["name"].get<std::string>();
-                      return sp::Command{.update = {{"messages", {own_tool_message("saved " + name, call)}}, {"user", name}}};
+                      return sp::Command{.update = {{"messages", {own_tool_message("saved " + name, rt.call)}}, {"user", name}}};
                     });
   sp::StateSchema schema = sp::messages_state();
   schema.field("user");
@@ -354,8 +359,8 @@ Register ag_agent_state_command{{"ag_agent_state_command", false, [](Ctx&) {
 Register ag_tool_handoff{{"ag_tool_handoff", true, [](Ctx& c) {
   Server s("ag_tool_handoff");
   sp::Tool transfer("transfer", "Hands the conversation over.", json{{"type", "object"}, {"properties", json::object()}},
-                    [](const json&, const sp::ToolCall& call) -> sp::ToolResult {
-                      return sp::Command{.update = {{"messages", {own_tool_message("transferred", call)}}},
+                    [](const json&, const sp::ToolRuntime& rt) -> sp::ToolResult {
+                      return sp::Command{.update = {{"messages", {own_tool_message("transferred", rt.call)}}},
                                          .go_to = "other", .graph = sp::Command::PARENT};
                     });
   sp::StateGraph sub(sp::messages_state());

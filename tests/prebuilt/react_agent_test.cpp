@@ -318,8 +318,8 @@ namespace {
 sp::Tool remember() {
   return sp::Tool("remember", "Remembers the user's name.",
                   {{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}, {"required", {"name"}}},
-                  [](const json& a, const sp::ToolCall& call) -> sp::ToolResult {
-                    sp::Message m = sp::Message::tool("saved " + a["name"].get<std::string>(), call.id);
+                  [](const json& a, const sp::ToolRuntime& rt) -> sp::ToolResult {
+                    sp::Message m = sp::Message::tool("saved " + a["name"].get<std::string>(), rt.tool_call_id());
                     return sp::Command{.update = {{"messages", {m.to_json()}}, {"user", a["name"]}}};
                   });
 }
@@ -327,13 +327,13 @@ sp::Tool remember() {
 
 TEST(ToolNode, ToolsReturningCommandsUpdateStateAndRouteBesidePlainTools) {
   sp::Tool count("count", "Counts.", {{"type", "object"}, {"properties", {{"by", {{"type", "integer"}}}}}},
-                 [](const json& a, const sp::ToolCall& call) -> sp::ToolResult {
-                   return sp::Command{.update = {{"count", a["by"]}, {"messages", {sp::Message::tool("counted", call.id).to_json()}}},
+                 [](const json& a, const sp::ToolRuntime& rt) -> sp::ToolResult {
+                   return sp::Command{.update = {{"count", a["by"]}, {"messages", {sp::Message::tool("counted", rt.call.id).to_json()}}},
                                       .go_to = "after"};
                  });
   sp::Tool echo("echo", "Echoes.", {{"type", "object"}, {"properties", {{"text", {{"type", "string"}}}}}},
-                [](json a, sp::ToolCall call, const sp::Runtime&) -> sp::Task<sp::ToolResult> {
-                  sp::Message m = sp::Message::tool("echo " + a["text"].get<std::string>(), call.id);
+                [](json a, sp::ToolRuntime rt) -> sp::Task<sp::ToolResult> {
+                  sp::Message m = sp::Message::tool("echo " + a["text"].get<std::string>(), rt.call.id);
                   m.id = "mine";
                   co_return m;  // its own tool message, kept as it is
                 });
@@ -374,7 +374,7 @@ TEST(ToolNode, ACommandOnlyGoesThroughACallAndRunRefusesIt) {
   EXPECT_THROW(r.invoke(json{{"name", "Ada"}}), sp::Error);  // a Command has no plain value
   EXPECT_THROW(r.invoke(json{{"name", 1}}), sp::ToolArgumentError);  // validated first
   sp::Tool plain("plain", "A value from a call-seeing tool.", {{"type", "object"}},
-                 [](const json&, const sp::ToolCall& call) -> sp::ToolResult { return "for " + call.name; });
+                 [](const json&, const sp::ToolRuntime& rt) -> sp::ToolResult { return "for " + rt.call.name; });
   EXPECT_EQ(plain.invoke(json::object()), "for plain");
   sp::ToolNode node({remember()});
   sp::StateGraph g(sp::messages_state());
@@ -413,4 +413,21 @@ TEST(ReactAgent, AStateSchemaOfItsOwnTakesToolCommandsAndMustHoldMessages) {
   ASSERT_EQ(out["messages"].size(), 4u) << out.dump();
   EXPECT_EQ(out["messages"][2]["content"], "saved Ada");
   EXPECT_EQ(out["messages"][3]["content"], "Hello.");
+}
+
+TEST(ToolNode, ACallSeeingToolReadsTheStateAndTheRunsContext) {
+  sp::Tool who("who", "Reads the state.", {{"type", "object"}, {"properties", json::object()}},
+               [](json, sp::ToolRuntime rt) -> sp::Task<sp::ToolResult> {
+                 co_return "user " + (*rt.state)["user"].get<std::string>() + ", call " + rt.tool_call_id() + ", " +
+                     rt.runtime->context()["x"].dump();
+               });
+  sp::StateSchema schema = sp::messages_state();
+  schema.field("user");
+  sp::StateGraph g(schema);
+  g.add_node("tools", sp::ToolNode({who}));
+  g.add_edge(sp::START, "tools");
+  sp::RunConfig cfg;
+  cfg.context = json{{"x", 1}};
+  json out = g.compile().invoke(json{{"messages", {ai_calling({{"c1", "who", json::object()}}).to_json()}}, {"user", "Ada"}}, cfg);
+  EXPECT_EQ(out["messages"][1]["content"], "user Ada, call c1, 1");
 }

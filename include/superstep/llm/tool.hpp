@@ -22,6 +22,7 @@
 #include "superstep/json.hpp"
 #include "superstep/messages/message.hpp"
 #include "superstep/runtime.hpp"
+#include "superstep/state.hpp"
 #include "superstep/task.hpp"
 #include "superstep/types.hpp"
 
@@ -52,6 +53,16 @@ class ToolResult {
   std::variant<json, Message, Command> value_;
 };
 
+/// What a tool that sees its call is given (LangChain's ToolRuntime; LangGraph.js hands a tool
+/// `toolCallId` and `state` the same way): the call it answers, the graph state the tools node
+/// read, and the node's Runtime (config, context, store, stream writer, interrupt).
+struct ToolRuntime {
+  ToolCall call;                     ///< its id is what a tool message of the tool's own answers
+  const State* state = nullptr;      ///< the tools node's state; null outside a ToolNode
+  const Runtime* runtime = nullptr;  ///< null when the tool is invoked outside a run (Tool::invoke)
+  const std::string& tool_call_id() const noexcept { return call.id; }
+};
+
 class Tool {
  public:
   /// A blocking tool (runs on a worker thread; keep it short or make it async).
@@ -60,10 +71,11 @@ class Tool {
   using AsyncFn = std::function<Task<json>(json args, const Runtime& rt)>;
 
   /// Requires: `parameters` is a JSON schema of type "object". Throws Error otherwise.
-  /// A blocking tool that sees its call (its id, to answer with a tool message or a Command).
-  using CallFn = std::function<ToolResult(const json& args, const ToolCall& call)>;
-  /// An asynchronous tool that sees its call.
-  using AsyncCallFn = std::function<Task<ToolResult>(json args, ToolCall call, const Runtime& rt)>;
+  /// A blocking tool that sees its call and the state (to answer with a tool message of its own
+  /// or a Command).
+  using CallFn = std::function<ToolResult(const json& args, const ToolRuntime& rt)>;
+  /// An asynchronous tool that sees its call and the state.
+  using AsyncCallFn = std::function<Task<ToolResult>(json args, ToolRuntime rt)>;
   /// Requires: `parameters` is a JSON schema of type "object". Throws Error otherwise.
   Tool(std::string name, std::string description, json parameters, Fn fn);
   Tool(std::string name, std::string description, json parameters, AsyncFn fn);
@@ -83,12 +95,12 @@ class Tool {
   /// async tool (use ainvoke), and whatever the function throws.
   json invoke(const json& args) const;
   /// Validates, then runs either kind of tool; a blocking one runs on the calling thread.
-  /// A tool that sees its call gets one with its name and these arguments, and an empty id;
-  /// its result must be a value (Error for a message or a Command: run it with `call`).
+  /// A tool that sees its call gets one with its name and these arguments, an empty id and no
+  /// state; its result must be a value (Error for a message or a Command: run it with `call`).
   Task<json> ainvoke(json args, const Runtime& rt) const;
-  /// Validates, then runs any kind of tool for `call` (what ToolNode does): a plain tool's
-  /// result is the value.
-  Task<ToolResult> call(const ToolCall& call, const Runtime& rt) const;
+  /// Validates, then runs any kind of tool for `call` (what ToolNode does, with the state it
+  /// read): a plain tool's result is the value.
+  Task<ToolResult> call(const ToolCall& call, const Runtime& rt, const State* state = nullptr) const;
 
   /// OpenAI's tool definition: {"type": "function", "function": {name, description, parameters}}.
   json to_openai() const;

@@ -50,8 +50,8 @@ class ToolNode {
   /// when a tool returned a Command (use call_tools).
   Task<std::vector<Message>> run(const Message& ai, const Runtime& rt) const;
   /// Runs the tool calls of `ai` and returns, in call order, each one's tool message or the
-  /// Command its tool returned.
-  Task<std::vector<ToolResult>> call_tools(const Message& ai, const Runtime& rt) const;
+  /// Command its tool returned. Call-seeing tools get `state` (the node's) in their ToolRuntime.
+  Task<std::vector<ToolResult>> call_tools(const Message& ai, const Runtime& rt, const State* state = nullptr) const;
 
   const std::vector<Tool>& tools() const noexcept { return tools_; }
 

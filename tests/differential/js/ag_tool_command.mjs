@@ -19,6 +19,8 @@ const count = tool(({ by }, config) => new Command({
 }), { name: "count", description: "Counts.", schema: object({ by: { type: "integer" } }, ["by"]) });
 const echo = tool(({ text }, config) => new ToolMessage({ content: `echo ${text}`, tool_call_id: config.toolCall.id, id: `tm-${config.toolCall.id}`, name: "echo" }),
   { name: "echo", description: "Echoes.", schema: object({ text: { type: "string" } }, ["text"]) });
+const whoami = tool((_, config) => `user is ${config.state.user}`,
+  { name: "whoami", description: "Reads the state.", schema: object({}, []) });
 const State = Annotation.Root({
   ...MessagesAnnotation.spec,
   user: Annotation(),
@@ -27,7 +29,7 @@ const State = Annotation.Root({
 });
 await withServer("ag_tool_command", async () => {
   const app = new StateGraph(State)
-    .addNode("tools", new ToolNode([remember, count, echo, multiply]), { ends: ["after"] })
+    .addNode("tools", new ToolNode([remember, count, echo, multiply, whoami]), { ends: ["after"] })
     .addNode("after", () => ({ trace: ["after"] }))
     .addNode("last", () => ({ trace: ["last"] }))
     .addEdge(START, "tools").addEdge("tools", "last").addEdge("after", END).addEdge("last", END)
@@ -39,7 +41,7 @@ await withServer("ag_tool_command", async () => {
     { id: "c4", name: "echo", args: { text: "hi" } },
   ] };
   await stream(app, { messages: [{ type: "human", content: "go", id: "h1" }, calls] }, {}, ["updates", "values"]);
-  // Commands only: a list of each Command as it is.
-  const only = { type: "ai", content: "", id: "a2", tool_calls: [{ id: "c5", name: "remember", args: { name: "Bo" } }, { id: "c6", name: "count", args: { by: 1 } }] };
-  await invoke(app, { messages: [{ type: "human", content: "again", id: "h2" }, only] });
+    // A tool reading the state the node read (LangGraph.js' config.state).
+  const only = { type: "ai", content: "", id: "a2", tool_calls: [{ id: "c5", name: "remember", args: { name: "Bo" } }, { id: "c6", name: "count", args: { by: 1 } }, { id: "c7", name: "whoami", args: {} }] };
+  await invoke(app, { messages: [{ type: "human", content: "again", id: "h2" }, only], user: "Zed" });
 });
