@@ -137,17 +137,21 @@ Task<json> Tool::ainvoke(json args, const Runtime& rt) const {
   co_return value_of(co_await std::move(run));
 }
 
+namespace {
+// Small frames: a blocking tool's result, an async plain tool's value.
+Task<ToolResult> ready(ToolResult r) { co_return r; }
+Task<ToolResult> result_of(Task<json> value) { co_return ToolResult(co_await std::move(value)); }
+}  // namespace
+
+// Not a coroutine itself (its frame would hold every branch's locals): a blocking tool runs
+// here, an async one is the task returned. Errors are thrown from here or from the task.
 Task<ToolResult> Tool::call(const ToolCall& call, const Runtime& rt, const State* state) const {
   if (std::string err = validate(call.args); !err.empty())
     throw ToolArgumentError("tool '" + name_ + "': " + err);
-  if (fn_) co_return ToolResult(fn_(call.args));
-  if (call_fn_) co_return call_fn_(call.args, ToolRuntime{call, state, &rt});
-  if (async_call_) {
-    Task<ToolResult> run = async_call_(call.args, ToolRuntime{call, state, &rt});
-    co_return co_await std::move(run);
-  }
-  Task<json> run = async_(call.args, rt);
-  co_return ToolResult(co_await std::move(run));
+  if (fn_) return ready(ToolResult(fn_(call.args)));
+  if (call_fn_) return ready(call_fn_(call.args, ToolRuntime{call, state, &rt}));
+  if (async_call_) return async_call_(call.args, ToolRuntime{call, state, &rt});
+  return result_of(async_(call.args, rt));
 }
 
 json Tool::to_openai() const {

@@ -11,7 +11,7 @@ namespace superstep {
 namespace {
 
 struct CallResult {
-  std::optional<ToolResult> value;
+  ToolResult value = json();
   std::exception_ptr error;
 };
 
@@ -47,21 +47,29 @@ ToolNode::ToolNode(std::vector<Tool> tools, ToolNodeOptions options) : tools_(st
 }
 
 Task<std::vector<Message>> ToolNode::run(const Message& ai, const Runtime& rt) const {
-  Task<std::vector<ToolResult>> calls = call_tools(ai, rt, nullptr);
-  std::vector<ToolResult> results = co_await std::move(calls);
-  std::vector<Message> out;
-  out.reserve(results.size());
-  for (ToolResult& r : results) {
-    if (!r.message())
-      throw Error("ToolNode::run: a tool returned a Command; use call_tools, or the ToolNode as the node");
-    out.push_back(std::move(*r.message()));
+  Task<Answers> calls = answer(ai, rt, nullptr);
+  Answers answers = co_await std::move(calls);
+  if (!answers.commands.empty())
+    throw Error("ToolNode::run: a tool returned a Command; use call_tools, or the ToolNode as the node");
+  co_return std::move(answers.messages);
+}
+
+Task<std::vector<ToolResult>> ToolNode::call_tools(const Message& ai, const Runtime& rt, const State* state) const {
+  Task<Answers> calls = answer(ai, rt, state);
+  Answers answers = co_await std::move(calls);
+  std::vector<ToolResult> out;
+  out.reserve(answers.messages.size());
+  for (std::size_t i = 0; i < answers.messages.size(); ++i) {
+    if (!answers.commands.empty() && answers.commands[i]) out.emplace_back(std::move(*answers.commands[i]));
+    else out.emplace_back(std::move(answers.messages[i]));
   }
   co_return out;
 }
 
-Task<std::vector<ToolResult>> ToolNode::call_tools(const Message& ai, const Runtime& rt, const State* state) const {
+Task<ToolNode::Answers> ToolNode::answer(const Message& ai, const Runtime& rt, const State* state) const {
   const std::size_t n = ai.tool_calls.size();
-  std::vector<ToolResult> out(n, ToolResult(Message{}));
+  Answers answers;  // each call's answer, in call order
+  answers.messages.resize(n);
   std::vector<CallResult> results(n);
   std::vector<const Tool*> chosen(n, nullptr);
   std::size_t to_run = 0;
@@ -71,12 +79,12 @@ Task<std::vector<ToolResult>> ToolNode::call_tools(const Message& ai, const Runt
       if (t.name() == call.name) chosen[i] = &t;
     if (!chosen[i]) {
       if (!options_.handle_tool_errors) throw Error(not_found(call.name));  // LangGraph.js' text (NodeError names the node)
-      out[i] = error_message(fix_it(not_found(call.name)), call);
+      answers.messages[i] = error_message(fix_it(not_found(call.name)), call);
       continue;
     }
     if (std::string bad = chosen[i]->validate(call.args); !bad.empty()) {
       if (!options_.handle_tool_errors) throw ToolArgumentError("tool '" + call.name + "': " + bad);
-      out[i] = error_message(fix_it(kBadInput), call);
+      answers.messages[i] = error_message(fix_it(kBadInput), call);
       chosen[i] = nullptr;
       continue;
     }
@@ -111,16 +119,20 @@ Task<std::vector<ToolResult>> ToolNode::call_tools(const Message& ai, const Runt
     if (!chosen[i]) continue;
     const ToolCall& call = ai.tool_calls[i];
     if (!results[i].error) {
-      ToolResult& r = *results[i].value;
-      if (r.command() || (r.message() && r.message()->type == MessageType::tool)) {
-        // As LangGraph.js' ToolNode: a tool's own tool message, or its Command, as it is.
-        out[i] = std::move(r);
+      ToolResult& r = results[i].value;
+      // As LangGraph.js' ToolNode: a tool's Command, or its own tool message, as it is.
+      if (Command* c = r.command()) {
+        if (answers.commands.empty()) answers.commands.resize(n);
+        answers.commands[i] = std::move(*c);
         continue;
       }
-      const json value = r.value() ? *r.value() : r.message()->to_json();
-      Message m = Message::tool(Tool::content_of(value), call.id);
+      if (r.message() && r.message()->type == MessageType::tool) {
+        answers.messages[i] = std::move(*r.message());
+        continue;
+      }
+      Message m = Message::tool(Tool::content_of(r.value() ? *r.value() : r.message()->to_json()), call.id);
       m.name = call.name;
-      out[i] = std::move(m);
+      answers.messages[i] = std::move(m);
       continue;
     }
     try {
@@ -129,16 +141,16 @@ Task<std::vector<ToolResult>> ToolNode::call_tools(const Message& ai, const Runt
       throw;  // a tool asked for a human: the run pauses
     } catch (const ToolArgumentError& e) {
       if (!options_.handle_tool_errors) throw;
-      out[i] = error_message(options_.format_error ? options_.format_error(call.name, e) : fix_it(kBadInput), call);
+      answers.messages[i] = error_message(options_.format_error ? options_.format_error(call.name, e) : fix_it(kBadInput), call);
     } catch (const std::exception& e) {
       if (!options_.handle_tool_errors) throw;
-      out[i] = error_message(options_.format_error ? options_.format_error(call.name, e) : fix_it(e.what()), call);
+      answers.messages[i] = error_message(options_.format_error ? options_.format_error(call.name, e) : fix_it(e.what()), call);
     } catch (...) {
       if (!options_.handle_tool_errors) throw;
-      out[i] = error_message("Error: tool '" + call.name + "' failed with an unknown exception\n Please fix your mistakes.", call);
+      answers.messages[i] = error_message("Error: tool '" + call.name + "' failed with an unknown exception\n Please fix your mistakes.", call);
     }
   }
-  co_return out;
+  co_return answers;
 }
 
 Task<NodeResult> ToolNode::operator()(const State& state, Runtime& rt) const {
@@ -159,13 +171,11 @@ Task<NodeResult> ToolNode::operator()(const State& state, Runtime& rt) const {
   std::erase_if(ai->tool_calls, [&](const ToolCall& c) {
     return !c.id.empty() && std::find(answered.begin(), answered.end(), c.id) != answered.end();
   });
-  Task<std::vector<ToolResult>> calls = call_tools(*ai, rt, &state);
-  std::vector<ToolResult> replies = co_await std::move(calls);
-  bool commands = false;
-  for (const ToolResult& r : replies) commands = commands || r.command();
-  if (!commands) {
+  Task<Answers> calls = answer(*ai, rt, &state);
+  Answers replies = co_await std::move(calls);
+  if (replies.commands.empty()) {
     json update = json::array();
-    for (const ToolResult& r : replies) update.push_back(r.message()->to_json());
+    for (const Message& m : replies.messages) update.push_back(m.to_json());
     co_return json{{options_.messages_key, std::move(update)}};
   }
   // As LangGraph.js' ToolNode when a tool returned a Command: a list, in call order, of each
@@ -173,8 +183,8 @@ Task<NodeResult> ToolNode::operator()(const State& state, Runtime& rt) const {
   // graph that only send (a list of Sends) are merged into one, last.
   std::vector<ResultItem> items;
   std::optional<Command> parent_sends;
-  for (ToolResult& r : replies) {
-    if (Command* c = r.command()) {
+  for (std::size_t i = 0; i < replies.messages.size(); ++i) {
+    if (Command* c = replies.commands[i] ? &*replies.commands[i] : nullptr) {
       bool sends = c->graph == Command::PARENT && !c->go_to.empty();
       for (const Destination& d : c->go_to.items()) sends = sends && std::holds_alternative<Send>(d);
       if (!sends) {
@@ -186,7 +196,7 @@ Task<NodeResult> ToolNode::operator()(const State& state, Runtime& rt) const {
         parent_sends->go_to = std::move(c->go_to);
       }
     } else {
-      items.emplace_back(json{{options_.messages_key, json::array({r.message()->to_json()})}});
+      items.emplace_back(json{{options_.messages_key, json::array({replies.messages[i].to_json()})}});
     }
   }
   if (parent_sends) items.emplace_back(std::move(*parent_sends));

@@ -3,7 +3,6 @@
 #include "pregel/algo.hpp"
 
 #include <algorithm>
-#include <span>
 
 #include "pregel/subgraph.hpp"
 #include "superstep/messages/message.hpp"
@@ -354,6 +353,92 @@ namespace {
 void apply_go_to(const Program& g, ExecutableTask& t, Route& go_to, const char* what) {
   for (Destination& d : go_to.items()) route_to(g, t, d, what);
 }
+
+/// A Command's update, checked: one for the parent graph is thrown as ParentCommand.
+json& command_update(const Program& g, const NodeData& node, Command& cmd, ResultOptions options) {
+  if (cmd.graph == Command::PARENT) {
+    if (!options.has_parent)
+      throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
+                               "' returned Command with graph=PARENT, but this graph has no parent");
+    Command up = std::move(cmd);
+    up.graph.clear();
+    throw ParentCommand(std::move(up));
+  }
+  if (!cmd.graph.empty())
+    throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' returned Command with graph='" +
+                             cmd.graph + "'; only Command::PARENT (or none) is known");
+  if (!cmd.resume.is_null())
+    throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
+                             "' returned Command with resume; resume is an input of invoke, not a node result");
+  return cmd.update;
+}
+
+/// Checks an update object. As LangGraph: the ids add_messages gives a node's messages show in
+/// its `updates` part too.
+void check_update(const Program& g, const NodeData& node, json& update) {
+  if (!update.is_object())
+    throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' returned " + preview(update) +
+                             ", expected an object of state keys, a Command, or nothing");
+  for (int key : g.message_keys)
+    if (auto it = update.find(g.state_keys[key]); it != update.end()) assign_message_ids(*it);
+}
+
+/// The update's values as the task's writes (moved out), checked against the schema and the
+/// node's output_keys; `each` sees every key and value first.
+template <class Each>
+void add_writes(const Program& g, const NodeData& node, ExecutableTask& t, json& update, Each&& each) {
+  t.writes.reserve(t.writes.size() + update.size());
+  for (auto& [key, value] : update.items()) {
+    int id = g.key_of(key, [&] { return "node '" + node.name + "' wrote"; });
+    if (!node.output_mask.empty() && !node.output_mask[id])
+      throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' wrote key '" + key +
+                               "', which is not in its output_keys");
+    each(key, value);
+    t.writes.emplace_back(id, std::move(value));
+  }
+}
+
+/// A list result (LangGraph's array return): each item's writes in order.
+void collect_list(const Program& g, ExecutableTask& t, std::vector<ResultItem>& items, ResultOptions options) {
+  const NodeData& node = *t.node;
+  // As LangGraph: a list is the form for results with Commands, and the (first) Command for
+  // the parent goes up, the task's other items not applied here.
+  bool any_command = false;
+  for (ResultItem& item : items)
+    if (Command* cmd = std::get_if<Command>(&item)) {
+      any_command = true;
+      if (cmd->graph == Command::PARENT) command_update(g, node, *cmd, options);
+    }
+  if (!any_command)
+    throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
+                             "' returned a list holding no Command; return an object of state keys, a Command, "
+                             "or a list holding at least one Command");
+  // What `updates` shows, as LangGraph: the task's writes as one object, or, when it wrote a
+  // key more than once, one single-key object per write.
+  json shown = json::array();
+  bool repeated = false;
+  for (ResultItem& item : items) {
+    Command* cmd = std::get_if<Command>(&item);
+    json& update = cmd ? command_update(g, node, *cmd, options) : std::get<json>(item);
+    if (!update.is_null()) {
+      check_update(g, node, update);
+      add_writes(g, node, t, update, [&](const std::string& key, const json& value) {
+        if (!options.keep_update) return;
+        for (const json& w : shown) repeated = repeated || w.contains(key);
+        shown.push_back(json{{key, value}});
+      });
+    }
+    if (cmd) apply_go_to(g, t, cmd->go_to, "Command");
+  }
+  if (!options.keep_update || shown.empty()) {
+    t.stream_update = nullptr;
+  } else if (repeated) {
+    t.stream_update = std::move(shown);
+  } else {
+    t.stream_update = json::object();
+    for (json& w : shown) t.stream_update.update(w);
+  }
+}
 }  // namespace
 
 void collect_writes(const Program& g, ExecutableTask& t, NodeResult&& r, ResultOptions options) {
@@ -378,88 +463,20 @@ void collect_writes(const Program& g, ExecutableTask& t, NodeResult&& r, ResultO
   if (g.typed && !r.is_none())
     throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
                              "' returned JSON or a Command in a typed graph; return sp::Update<S>");
-  // The items in order: the result itself, or a list's items.
-  struct Item {
-    json* update;
-    Command* command;
-  };
-  Item only{r.update(), r.command()};
-  std::vector<Item> listed;  // (no allocation for the usual single result)
-  std::span<const Item> items;
   if (std::vector<ResultItem>* list = r.list()) {
-    listed.reserve(list->size());
-    for (ResultItem& i : *list) listed.push_back(Item{std::get_if<json>(&i), std::get_if<Command>(&i)});
-    // As LangGraph: a list is the form for results with Commands.
-    if (std::none_of(listed.begin(), listed.end(), [](const Item& i) { return i.command != nullptr; }))
-      throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
-                               "' returned a list holding no Command; return an object of state keys, a Command, "
-                               "or a list holding at least one Command");
-    items = listed;
-  } else if (!r.is_none()) {
-    items = std::span<const Item>(&only, 1);
-  }
-  for (const Item& item : items) {
-    Command* cmd = item.command;
-    if (cmd && cmd->graph == Command::PARENT) {
-      // As LangGraph: the (first) Command for the parent goes up; what else the task returned
-      // is not applied here.
-      if (!options.has_parent)
-        throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
-                                 "' returned Command with graph=PARENT, but this graph has no parent");
-      Command up = std::move(*cmd);
-      up.graph.clear();
-      throw ParentCommand(std::move(up));
-    }
-  }
-  // What `updates` shows, as LangGraph: the task's writes as one object, or, when it wrote a
-  // key more than once (a list), one single-key object per write.
-  // (One item, the usual case: its update as it is.)
-  const bool single = items.size() == 1;
-  json shown;  // (an array once a list shows a write)
-  bool repeated = false;
-  t.stream_update = nullptr;
-  for (const Item& item : items) {
-    json* update = item.update;
-    Command* cmd = item.command;
-    if (cmd) {
-      if (!cmd->graph.empty())
-        throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' returned Command with graph='" +
-                                 cmd->graph + "'; only Command::PARENT (or none) is known");
-      if (!cmd->resume.is_null())
-        throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name +
-                                 "' returned Command with resume; resume is an input of invoke, not a node result");
-      update = &cmd->update;
-    }
+    collect_list(g, t, *list, options);
+  } else {
+    json* update = r.update();
+    Command* cmd = r.command();
+    if (cmd) update = &command_update(g, node, *cmd, options);
     if (update && !update->is_null()) {
-      if (!update->is_object())
-        throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' returned " + preview(*update) +
-                                 ", expected an object of state keys, a Command, or nothing");
-      // As LangGraph: the ids add_messages gives a node's messages show in its `updates` part too.
-      for (int key : g.message_keys)
-        if (auto it = update->find(g.state_keys[key]); it != update->end()) assign_message_ids(*it);
-      if (single && options.keep_update) t.stream_update = *update;
-      t.writes.reserve(t.writes.size() + update->size());
-      for (auto& [key, value] : update->items()) {
-        int id = g.key_of(key, [&] { return "node '" + node.name + "' wrote"; });
-        if (!node.output_mask.empty() && !node.output_mask[id])
-          throw InvalidUpdateError("graph '" + g.name + "': node '" + node.name + "' wrote key '" + key +
-                                   "', which is not in its output_keys");
-        if (!single && options.keep_update) {
-          for (const json& w : shown) repeated = repeated || w.contains(key);
-          shown.push_back(json{{key, value}});
-        }
-        t.writes.emplace_back(id, std::move(value));
-      }
+      check_update(g, node, *update);
+      if (options.keep_update) t.stream_update = *update;
+      add_writes(g, node, t, *update, [](const std::string&, const json&) {});
+    } else {
+      t.stream_update = nullptr;
     }
     if (cmd) apply_go_to(g, t, cmd->go_to, "Command");
-  }
-  if (single || !options.keep_update || shown.empty()) {
-    // set above, or null
-  } else if (repeated) {
-    t.stream_update = std::move(shown);
-  } else {
-    t.stream_update = json::object();
-    for (json& w : shown) t.stream_update.update(w);
   }
   t.control.insert(t.control.end(), node.edge_writes.begin(), node.edge_writes.end());
   t.control.insert(t.control.end(), node.join_writes.begin(), node.join_writes.end());

@@ -40,17 +40,23 @@ class ToolResult {
     requires(!std::same_as<std::remove_cvref_t<T>, ToolResult> && !std::same_as<std::remove_cvref_t<T>, Message> &&
              !std::same_as<std::remove_cvref_t<T>, Command> && std::constructible_from<json, T &&>)
   ToolResult(T&& value) : value_(json(std::forward<T>(value))) {}
-  ToolResult(Message message) : value_(std::move(message)) {}
-  ToolResult(Command command) : value_(std::move(command)) {}
+  ToolResult(Message message) : value_(std::make_unique<Message>(std::move(message))) {}
+  ToolResult(Command command) : value_(std::make_unique<Command>(std::move(command))) {}
 
   const json* value() const noexcept { return std::get_if<json>(&value_); }
-  const Message* message() const noexcept { return std::get_if<Message>(&value_); }
-  const Command* command() const noexcept { return std::get_if<Command>(&value_); }
-  Message* message() noexcept { return std::get_if<Message>(&value_); }
-  Command* command() noexcept { return std::get_if<Command>(&value_); }
+  const Message* message() const noexcept { return boxed<Message>(); }
+  const Command* command() const noexcept { return boxed<Command>(); }
+  Message* message() noexcept { return boxed<Message>(); }
+  Command* command() noexcept { return boxed<Command>(); }
 
  private:
-  std::variant<json, Message, Command> value_;
+  template <class T>
+  T* boxed() const noexcept {
+    auto* p = std::get_if<std::unique_ptr<T>>(&value_);
+    return p ? p->get() : nullptr;
+  }
+  // A message or a Command is boxed: a plain value, the usual result, stays small to move.
+  std::variant<json, std::unique_ptr<Message>, std::unique_ptr<Command>> value_;
 };
 
 /// What a tool that sees its call is given (LangChain's ToolRuntime; LangGraph.js hands a tool

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,12 @@ class ToolNode {
   const std::vector<Tool>& tools() const noexcept { return tools_; }
 
  private:
+  struct Answers {
+    std::vector<Message> messages;                // per call, in call order (empty where a Command is)
+    std::vector<std::optional<Command>> commands;  // per call; empty unless a tool returned a Command
+  };
+  Task<Answers> answer(const Message& ai, const Runtime& rt, const State* state) const;
+
   std::vector<Tool> tools_;
   ToolNodeOptions options_;
 };
