@@ -20,6 +20,7 @@
 #include "superstep/runtime.hpp"
 #include "superstep/state.hpp"
 #include "superstep/task.hpp"
+#include "superstep/cache.hpp"
 #include "superstep/types.hpp"
 
 namespace superstep {
@@ -32,6 +33,8 @@ struct NodeOptions {
   std::vector<std::string> input_keys;   ///< keys the node sees; empty = all
   std::vector<std::string> output_keys;  ///< keys the node may write; empty = all
   std::vector<std::string> ends;         ///< where its Command.go_to may lead (drawing, checks)
+  /// Reuse its writes for an input it ran on before (cache.hpp; needs CompileOptions::cache).
+  std::optional<CachePolicy> cache_policy;
 };
 
 /// Where a router's results lead: a map from the router's return values to nodes, or a list of

@@ -11,6 +11,7 @@
 #include "superstep/channels/topic.hpp"
 #include "superstep/channels/typed_field.hpp"
 #include "superstep/value.hpp"
+#include "superstep/cache.hpp"
 #include "superstep/checkpoint/checkpoint.hpp"
 #include "superstep/checkpoint/forwarding_saver.hpp"
 #include "superstep/checkpoint/memory_saver.hpp"

@@ -1,5 +1,7 @@
 #include "superstep/graph/compiled_state_graph.hpp"
 
+#include <algorithm>
+
 #include "pregel/program.hpp"
 #include "pregel/run_ready.hpp"
 #include "pregel/loop.hpp"
@@ -206,6 +208,15 @@ Stream CompiledStateGraph::stream(const json& input, const RunConfig& config, st
 }
 
 DrawableGraph CompiledStateGraph::get_graph() const { return data_->drawable; }
+void CompiledStateGraph::clear_cache(const std::vector<std::string>& nodes) const {
+  if (!data_->cache) return;
+  for (const internal::NodeData& n : data_->nodes) {
+    if (n.is_start || !n.options.cache_policy) continue;
+    if (!nodes.empty() && std::find(nodes.begin(), nodes.end(), n.name) == nodes.end()) continue;
+    data_->cache->clear(internal::node_cache_ns(*data_, n));
+  }
+}
+
 const std::vector<std::string>& CompiledStateGraph::warnings() const noexcept { return data_->warnings; }
 const std::string& CompiledStateGraph::name() const noexcept { return data_->name; }
 

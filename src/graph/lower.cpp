@@ -264,6 +264,7 @@ std::shared_ptr<Program> lower(const GraphSpec& b, const CompileOptions& options
   g->checkpointer = options.checkpointer;
   g->limits = options.limits;
   g->store = options.store;
+  g->cache = options.cache;
   add_state_channels(b, g.get());
   add_nodes(b, options, g.get());
   wire_edges(b, g.get());

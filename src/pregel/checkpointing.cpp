@@ -33,7 +33,7 @@ std::string interrupt_id(const std::string& ns, std::size_t answered) {
 }  // namespace
 
 void Persistence::save_task_writes(ExecutableTask& t) {
-  if (t.cached || t.synthetic) return;
+  if ((t.cached && !t.cache_hit) || t.synthetic) return;  // a node cache hit's writes are stored, as LangGraph
   std::vector<std::pair<std::string, json>> w;
   if (t.error && holds<ParentCommand>(t.error)) return;  // not a failure: the parent graph takes it over
   if (t.error) {

@@ -116,6 +116,8 @@ struct ExecutableTask : TaskContext {
 
   // Persistence.
   bool cached = false;                     // its writes were loaded from the checkpoint: not run again
+  bool cache_hit = false;                  // ... or from the node cache (cached is set too)
+  std::optional<std::string> cache_key;    // its node has a cache policy: the key of its input
   bool synthetic = false;                  // update_state's stand-in: consumes no trigger
   std::vector<json> resume;                // answers for its interrupt() calls, in call order
   std::size_t interrupt_calls = 0;
@@ -159,6 +161,8 @@ struct ExecutableTask : TaskContext {
     coro = {};
     step_run = nullptr;
     cached = false;
+    cache_hit = false;
+    cache_key.reset();
     synthetic = false;
     resume.clear();
     interrupt_calls = 0;

@@ -2,6 +2,7 @@
 // barrier -> checkpoint, driven by the consumer's next() calls (loop.hpp).
 #include "pregel/loop.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "pregel/algo.hpp"
@@ -272,8 +273,22 @@ void PregelLoop::plan() {
         return;
     }
   }
+  const bool all_cached = s_.g->cache && match_node_cache();
   for (const auto& t : s_.tasks)
-    if (!t->node->is_start && !t->cached) emit_task_start(*t);
+    if (!t->node->is_start && (!t->cached || t->cache_hit)) emit_task_start(*t);
+  if (s_.g->cache && wants(StreamMode::updates))
+    for (const auto& t : s_.tasks)
+      if (t->cache_hit) {
+        // As LangGraph: a cached task's update, marked; no task result part (it did not run).
+        json update = t->stream_update.is_null() ? json::object() : t->stream_update;
+        if (s_.values_show_output()) update = output_keys_of(std::move(update));
+        emit(StreamMode::updates, json{{t->node->name, std::move(update)}, {"__metadata__", {{"cached", true}}}});
+      }
+  if (all_cached) {
+    s_.out.collect(s_.ready, /*inline_done=*/true);  // no task runs: the parts above, in order
+    phase_ = Phase::barrier;
+    return;
+  }
   if (wants(StreamMode::messages))
     for (const auto& t : s_.tasks)
       if (!t->node->is_start && !t->cached) mark_input_messages(*t);
@@ -322,6 +337,7 @@ void PregelLoop::finish_step() {
       return cp_->pause(std::move(interrupts), /*from_tasks=*/true);
     }
   }
+  if (s_.g->cache) store_node_cache();
   // As LangGraph: a `values` part only after a step that wrote to the state.
   const bool show_values = wants(StreamMode::values) && s_.step_shows_values();
   s_.note_output_step();
@@ -335,6 +351,38 @@ void PregelLoop::finish_step() {
   s_.recycle_tasks();
   ++s_.step;
   phase_ = Phase::plan;
+}
+
+bool PregelLoop::match_node_cache() {
+  const Program& g = *s_.g;
+  for (const auto& t : s_.tasks) {
+    const NodeData& node = *t->node;
+    if (t->cached || node.is_start || !node.options.cache_policy) continue;
+    const CachePolicy& policy = *node.options.cache_policy;
+    json input = task_input_json(*t);
+    t->cache_key = policy.key_func ? policy.key_func(input) : input.dump();
+    std::optional<json> hit = g.cache->get(node_cache_ns(g, node), *t->cache_key);
+    if (!hit || !hit->is_array()) continue;
+    for (const json& w : *hit)
+      if (w.is_array() && w.size() == 2 && w[0].is_string()) decode_write(g, s_.config, *t, w[0].get<std::string>(), w[1]);
+    t->cached = t->cache_hit = true;
+    t->stream_update = updates_of(g, t->writes);
+    if (cp_) cp_->save_task_writes(*t);
+  }
+  return std::all_of(s_.tasks.begin(), s_.tasks.end(), [](const TaskPtr& t) { return t->cached; });
+}
+
+void PregelLoop::store_node_cache() {
+  const Program& g = *s_.g;
+  for (const auto& t : s_.tasks) {
+    if (!t->cache_key || t->cache_hit || t->error || t->paused) continue;
+    if (g.typed && !t->sends.empty()) continue;  // a typed Send cannot be read back
+    if (t->batch) {  // a typed node's field writes, one by one
+      t->batch->explode(t->writes);
+      t->batch.reset();
+    }
+    g.cache->set(node_cache_ns(g, *t->node), *t->cache_key, encode_writes(g, *t), t->node->options.cache_policy->ttl);
+  }
 }
 
 }  // namespace superstep::internal

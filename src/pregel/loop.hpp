@@ -146,6 +146,11 @@ class PregelLoop final : private RunnerHost {
 
   // stream_parts.cpp: what the loop streams about tasks.
   void emit_task_start(const ExecutableTask& t);
+  // Node caching (cache.hpp): the step's tasks whose writes the cache holds take them (their
+  // `updates` parts are streamed); returns whether every task of the step is now done.
+  bool match_node_cache();
+  // Stores the writes of the step's tasks with a cache policy that ran and finished.
+  void store_node_cache();
   void emit_task_result(const ExecutableTask& t);
   /// A task's `tasks` part and its `debug` twin (of `debug_type`), yielded one right after the other.
   void emit_task_parts(json payload, const char* debug_type);

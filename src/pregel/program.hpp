@@ -134,6 +134,7 @@ struct Program {
   std::vector<std::string> interrupt_after;
   std::shared_ptr<ThreadPool> executor;
   std::shared_ptr<BaseStore> store;  // CompileOptions::store; may be null
+  std::shared_ptr<BaseCache> cache;  // CompileOptions::cache; may be null
   std::vector<std::string> warnings;
   DrawableGraph drawable;
 
@@ -169,5 +170,11 @@ struct Program {
   [[noreturn]] void unknown_node(const std::string& target, const std::string& who) const;
   [[noreturn]] void unknown_key(std::string_view key, const std::string& who) const;
 };
+
+/// Where node `node`'s cached writes live in the graph's cache (LangGraph's
+/// ["__pregel_ns_writes", graph, node]).
+inline std::string node_cache_ns(const Program& g, const NodeData& node) {
+  return "__pregel_ns_writes|" + g.name + "|" + node.name;
+}
 
 }  // namespace superstep::internal

@@ -6,7 +6,10 @@
 // with goto or update while a subgraph is paused, a compiled graph invoked inside a node (not as
 // a subgraph), checkpoints/debug with subgraphs across a nested resume, max_concurrency 1 with
 // an interrupting Send or pulled node, the checkpoints parts of a run with durability exit.
+#include <atomic>
 #include <map>
+#include <memory>
+#include <mutex>
 
 #include "transcript.hpp"
 
@@ -344,6 +347,60 @@ Register md_maxconc_node_interrupt{{"md_maxconc_node_interrupt", true, [](Ctx& c
   state(app, thread());
   stream(app, sp::Command{.resume = "ok"}, cfg, {Mode::updates});
   state(app, thread());
+}}};
+
+Register cache_node{{"cache_node", false, [](Ctx& c) {
+  auto runs = std::make_shared<std::vector<std::string>>();
+  auto mutex = std::make_shared<std::mutex>();
+  auto ran = [runs, mutex](std::string what) {
+    std::lock_guard lock(*mutex);
+    runs->push_back(std::move(what));
+  };
+  sp::StateGraph g(trace_schema());
+  g.add_node("slow", [ran](const sp::State& s) {
+    ran("slow:" + std::to_string(s.get<int>("n")));
+    return json{{"trace", {"slow" + std::to_string(s.get<int>("n"))}}};
+  }, {.cache_policy = sp::CachePolicy{}});
+  g.add_node("fan", [ran](const sp::State& s) {
+    ran("fan:" + std::to_string(s.get<int>("i")));
+    return json{{"trace", {"fan" + std::to_string(s.get<int>("i"))}}};
+  }, {.cache_policy = sp::CachePolicy{}});
+  g.add_node("after", tracer("after"));
+  g.add_edge(sp::START, "slow");
+  g.add_conditional_edges("slow", [](const sp::State& s) {
+    return std::vector<sp::Send>{{"fan", json{{"i", s.get<int>("n")}}}, {"fan", json{{"i", 9}}}};
+  }, std::vector<std::string>{"fan"});
+  g.add_edge("fan", "after").add_edge("after", sp::END);
+  auto app = g.compile(c.plain({.cache = std::make_shared<sp::InMemoryCache>()}));
+  auto flush = [&] {
+    std::string line;
+    for (const std::string& r : *runs) line += (line.empty() ? "" : ",") + r;
+    note(line);
+    runs->clear();
+  };
+  for (int n : {1, 1, 2}) {
+    stream(app, json{{"n", n}}, {}, {Mode::updates, Mode::tasks, Mode::values});
+    flush();
+  }
+  app.clear_cache();
+  stream(app, json{{"n", 1}}, {}, {Mode::updates});
+  flush();
+}}};
+
+Register cache_node_checkpointed{{"cache_node_checkpointed", true, [](Ctx& c) {
+  auto runs = std::make_shared<std::atomic<int>>(0);
+  sp::StateGraph g(trace_schema());
+  g.add_node("slow", [runs](const sp::State& s) {
+    ++*runs;
+    return json{{"trace", {"slow" + std::to_string(s.get<int>("n"))}}};
+  }, {.cache_policy = sp::CachePolicy{.ttl = 60}});
+  g.add_node("after", tracer("after"));
+  g.add_edge(sp::START, "slow").add_edge("slow", "after").add_edge("after", sp::END);
+  auto app = g.compile(c.opts({.cache = std::make_shared<sp::InMemoryCache>()}));
+  stream(app, json{{"n", 1}}, thread("t1"), {Mode::updates});
+  stream(app, json{{"n", 1}}, thread("t2"), {Mode::updates, Mode::values});
+  note("runs " + std::to_string(runs->load()));
+  history(app, thread("t2"));
 }}};
 
 }  // namespace

@@ -778,3 +778,78 @@ TEST(Engine, RuntimeExposesStepNodeTaskIdAndConfig) {
   EXPECT_EQ(seen["user"], "ada");
   EXPECT_EQ(seen["id"].get<std::string>().size(), 36u);
 }
+
+// Node caching (cache.hpp); the stream parts of hits are checked against LangGraph.js by
+// tests/differential (cache_node, cache_node_checkpointed).
+TEST(NodeCache, AHitSkipsTheNodeByInputKeyUntilItsTtlOrAClear) {
+  auto runs = std::make_shared<std::atomic<int>>(0);
+  auto other = std::make_shared<std::atomic<int>>(0);
+  sp::StateGraph g(trace_schema());
+  g.add_node("slow", [runs](const sp::State& s) {
+    ++*runs;
+    return json{{"trace", {"slow" + std::to_string(s.get<int>("n"))}}};
+  }, {.cache_policy = sp::CachePolicy{.ttl = 0.5}});
+  // Keyed by `n` alone: the trace it is given does not matter.
+  g.add_node("keyed", [other](const sp::State&) {
+    ++*other;
+    return json{{"trace", {"keyed"}}};
+  }, {.cache_policy = sp::CachePolicy{.key_func = [](const json& in) { return in["n"].dump(); }}});
+  g.add_edge(sp::START, "slow").add_edge("slow", "keyed");
+  auto cache = std::make_shared<sp::InMemoryCache>();
+  auto app = g.compile({.cache = cache});
+  EXPECT_EQ(app.invoke(json{{"n", 1}})["trace"], json({"slow1", "keyed"}));
+  EXPECT_EQ(app.invoke(json{{"n", 1}})["trace"], json({"slow1", "keyed"}));  // both from the cache
+  EXPECT_EQ(runs->load(), 1);
+  EXPECT_EQ(other->load(), 1);
+  app.invoke(json{{"n", 2}});
+  EXPECT_EQ(runs->load(), 2);
+  EXPECT_EQ(other->load(), 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // slow's entries expired, keyed's not
+  app.invoke(json{{"n", 1}});
+  EXPECT_EQ(runs->load(), 3);
+  EXPECT_EQ(other->load(), 2);
+  app.clear_cache({"keyed"});
+  app.invoke(json{{"n", 1}});
+  EXPECT_EQ(runs->load(), 3);
+  EXPECT_EQ(other->load(), 3);
+  app.clear_cache();
+  EXPECT_EQ(cache->size(), 0u);
+  // Without a cache the policy does nothing.
+  auto uncached = g.compile();
+  uncached.invoke(json{{"n", 1}});
+  uncached.invoke(json{{"n", 1}});
+  EXPECT_EQ(runs->load(), 5);
+}
+
+TEST(NodeCache, FailuresAndInterruptsAreNotCachedButCommandsAre) {
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  sp::StateGraph g(trace_schema());
+  g.add_node("a", [calls](const sp::State& s, sp::Runtime& rt) -> sp::NodeResult {
+    ++*calls;
+    if (s.get<int>("n") == 0) throw std::runtime_error("boom");
+    if (s.get<int>("n") == 1) sp::interrupt(rt, "ok?");
+    return sp::Command{.update = {{"trace", {"a"}}}, .go_to = "b"};
+  }, {.ends = {"b"}, .cache_policy = sp::CachePolicy{}});
+  g.add_node("b", tracer("b"));
+  g.add_edge(sp::START, "a");
+  auto app = g.compile({.checkpointer = std::make_shared<sp::InMemorySaver>(), .cache = std::make_shared<sp::InMemoryCache>()});
+  for (int i = 0; i < 2; ++i) EXPECT_THROW(app.invoke(json{{"n", 0}}, {.thread_id = "f" + std::to_string(i)}), sp::NodeError);
+  EXPECT_EQ(calls->load(), 2);
+  for (int i = 0; i < 2; ++i) app.invoke(json{{"n", 1}}, {.thread_id = "i" + std::to_string(i)});
+  EXPECT_EQ(calls->load(), 4);
+  EXPECT_EQ(app.invoke(json{{"n", 2}}, {.thread_id = "c1"})["trace"], json({"a", "b"}));
+  EXPECT_EQ(app.invoke(json{{"n", 2}}, {.thread_id = "c2"})["trace"], json({"a", "b"}));  // the go_to too
+  EXPECT_EQ(calls->load(), 5);
+}
+
+TEST(NodeCache, InMemoryCacheKeepsNamespacesApart) {
+  sp::InMemoryCache c;
+  c.set("a", "k", 1, std::nullopt);
+  c.set("b", "k", 2, std::nullopt);
+  EXPECT_EQ(c.get("a", "k"), json(1));
+  c.clear("a");
+  EXPECT_FALSE(c.get("a", "k"));
+  EXPECT_EQ(c.get("b", "k"), json(2));
+  c.set("b", "k", 3, 0.0);  // expires at once
+  EXPECT_FALSE(c.get("b", "k"));
+}

@@ -124,6 +124,9 @@ class CompiledStateGraph {
   /// JSON Schema of the output (what invoke returns): the output schema's keys, else the
   /// state's, titled `<name>Output` when it differs from the state.
   json get_output_jsonschema() const;
+  /// Drops what the node cache (CompileOptions::cache) holds for `nodes` of this graph (empty:
+  /// every node), as LangGraph's clear_cache. Nothing without a cache.
+  void clear_cache(const std::vector<std::string>& nodes = {}) const;
   /// Non-fatal findings of compile() (e.g. nodes unreachable through static edges).
   const std::vector<std::string>& warnings() const noexcept;
   const std::string& name() const noexcept;

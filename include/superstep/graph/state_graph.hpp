@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "superstep/cache.hpp"
 #include "superstep/checkpoint/saver.hpp"
 #include "superstep/executor.hpp"
 #include "superstep/store/base_store.hpp"
@@ -40,6 +41,8 @@ struct CompileOptions {
   std::shared_ptr<CheckpointSaver> checkpointer;
   /// Long-term memory nodes reach through Runtime::store() (shared across threads and runs).
   std::shared_ptr<BaseStore> store;
+  /// Where nodes with a NodeOptions::cache_policy keep their writes (cache.hpp); none: no caching.
+  std::shared_ptr<BaseCache> cache;
   std::vector<std::string> interrupt_before;    ///< pause before these nodes run ("*" = all)
   std::vector<std::string> interrupt_after;     ///< pause after these nodes ran
   std::string name = "LangGraph";               ///< the graph's name in errors and drawings
