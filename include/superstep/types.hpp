@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <concepts>
 #include <exception>
 #include <functional>
 #include <initializer_list>
@@ -10,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -133,8 +135,11 @@ class NodeResult {
   NodeResult(std::nullptr_t) {}
   NodeResult(json update) : value_(std::move(update)) {}
   NodeResult(Command command) : value_(std::move(command)) {}
-  /// `return std::vector<sp::ResultItem>{json{{"a", 1}}, sp::Command{.go_to = "b"}};`
-  NodeResult(std::vector<ResultItem> items) : value_(std::move(items)) {}
+  /// `return std::vector<sp::ResultItem>{json{{"a", 1}}, sp::Command{.go_to = "b"}};` (a vector
+  /// only: a braced list converts to NodeResult as it did before, through json).
+  template <class V>
+    requires std::same_as<std::remove_cvref_t<V>, std::vector<ResultItem>>
+  NodeResult(V&& items) : value_(std::forward<V>(items)) {}
   NodeResult(internal::WriteList writes) : value_(std::move(writes)) {}
   internal::WriteList* typed_writes() noexcept { return std::get_if<internal::WriteList>(&value_); }
   bool is_list() const noexcept { return std::holds_alternative<std::vector<ResultItem>>(value_); }
