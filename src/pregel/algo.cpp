@@ -78,7 +78,7 @@ bool apply_batches(const Program& g, ChannelState& s, const std::vector<Executab
 
 /// Whether `writes` name each channel once (a JSON update is an object, but a list of them and
 /// Commands may write a key twice).
-bool distinct_keys(const Program& /*g*/, ChannelState& s, const std::vector<std::pair<int, Value>>& writes) {
+bool distinct_keys(ChannelState& s, const std::vector<std::pair<int, Value>>& writes) {
   if (writes.size() < 2) return true;
   if (s.dup_mark.size() < s.channels.size()) s.dup_mark.assign(s.channels.size(), 0);
   ++s.dup_epoch;
@@ -120,7 +120,7 @@ void apply_grouped(const Program& g, ChannelState& s, const std::vector<Executab
       if (!applied) t.batch->explode(t.writes);
       t.batch.reset();
     }
-    if (distinct_keys(g, s, t.writes)) {
+    if (distinct_keys(s, t.writes)) {
       // One task writing each key once: each channel takes its write in place, without grouping.
       for (auto& [c, v] : t.writes) {
         bool changed = false;

@@ -7,6 +7,7 @@
 
 #include "internal/ids.hpp"
 #include "pregel/algo.hpp"
+#include "pregel/loop.hpp"
 #include "pregel/command.hpp"
 #include "pregel/limits.hpp"
 #include "pregel/persistence.hpp"
@@ -196,16 +197,7 @@ Persistence::Planned Persistence::before_step() {
   }
   if (s_.wants(StreamMode::updates))
     for (const auto& t : s_.tasks)
-      if (t->cached && !t->node->is_start) {
-        json update = t->stream_update.is_null() ? json::object() : t->stream_update;
-        if (s_.values_show_output() && update.is_object())  // a subgraph's run shows its output's keys
-          for (auto it = update.begin(); it != update.end();) {
-            const int id = s_.g->find_key(it.key());
-            it = id >= 0 && s_.g->output_mask[id] ? std::next(it) : update.erase(it);
-          }
-        s_.yield(StreamPart{StreamMode::updates, {},
-                            json{{t->node->name, std::move(update)}, {"__metadata__", {{"cached", true}}}}});
-      }
+      if (t->cached && !t->node->is_start) s_.yield(StreamPart{StreamMode::updates, {}, loop_.cached_update_part(*t)});
   return all_cached ? Planned::all_cached : Planned::run;
 }
 

@@ -278,12 +278,7 @@ void PregelLoop::plan() {
     if (!t->node->is_start && (!t->cached || t->cache_hit)) emit_task_start(*t);
   if (s_.g->cache && wants(StreamMode::updates))
     for (const auto& t : s_.tasks)
-      if (t->cache_hit) {
-        // As LangGraph: a cached task's update, marked; no task result part (it did not run).
-        json update = t->stream_update.is_null() ? json::object() : t->stream_update;
-        if (s_.values_show_output()) update = output_keys_of(std::move(update));
-        emit(StreamMode::updates, json{{t->node->name, std::move(update)}, {"__metadata__", {{"cached", true}}}});
-      }
+      if (t->cache_hit) emit(StreamMode::updates, cached_update_part(*t));  // and no task result: it did not run
   if (all_cached) {
     s_.out.collect(s_.ready, /*inline_done=*/true);  // no task runs: the parts above, in order
     phase_ = Phase::barrier;
@@ -351,6 +346,12 @@ void PregelLoop::finish_step() {
   s_.recycle_tasks();
   ++s_.step;
   phase_ = Phase::plan;
+}
+
+json PregelLoop::cached_update_part(const ExecutableTask& t) const {
+  json update = t.stream_update.is_null() ? json::object() : t.stream_update;
+  if (s_.values_show_output()) update = output_keys_of(std::move(update));  // a subgraph's run: its output's keys
+  return json{{t.node->name, std::move(update)}, {"__metadata__", {{"cached", true}}}};
 }
 
 bool PregelLoop::match_node_cache() {

@@ -97,6 +97,9 @@ class PregelLoop final : private RunnerHost {
   const std::string& checkpoint_id() const { return s_.checkpoint_id(); }
   int64_t stop_step() const noexcept { return s_.stop; }
   BaseStore* store() const noexcept { return s_.store(); }
+  /// The `updates` part of a task that did not run (its writes restored from the checkpoint or
+  /// the node cache): its update, marked cached, as LangGraph.
+  json cached_update_part(const ExecutableTask& t) const;
   bool cancelled() const noexcept { return runner_.cancelled(); }
   void post(std::function<void()> fn) const { runner_.post(std::move(fn)); }
   void post_after(std::chrono::nanoseconds delay, std::function<void()> fn) const {
