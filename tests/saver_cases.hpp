@@ -98,7 +98,7 @@ inline std::string scratch_db(const std::string& tag) {
   auto dir = std::filesystem::temp_directory_path() / ("superstep_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto path = dir / (tag + "_" + std::to_string(n++) + ".db");
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+  for (const char* suffix : {"", "-wal", "-shm", "-redo"}) std::filesystem::remove(path.string() + suffix);
   return path.string();
 }
 
@@ -106,6 +106,12 @@ inline std::vector<SaverCase> saver_cases() {
   return {
       {"memory", [] { return std::make_shared<superstep::InMemorySaver>(); }},
       {"sqlite", [] { return std::make_shared<superstep::SqliteSaver>(scratch_db("saver")); }},
+      // Group commit as `superstep serve` uses it, with a short delay so groups commit mid-test.
+      {"sqlite_grouped",
+       [] {
+         return std::make_shared<superstep::SqliteSaver>(
+             scratch_db("grouped"), superstep::SqliteSaverOptions{.group_commit = std::chrono::milliseconds(20)});
+       }},
       {"postgres", [] { return fresh_postgres_saver(); }, true},
   };
 }

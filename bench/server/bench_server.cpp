@@ -3,7 +3,7 @@
 //   seq3    one -> two -> three, each writing one key
 //   stream  one node writing `n` events (default 10,000) to the custom stream
 //   sleep   one coroutine node awaiting a timer of `seconds` (holds no thread)
-//   superstep-bench-server --db FILE [--port P] [--workers N] [--exclusive-db 0|1] [--io-threads N]
+//   superstep-bench-server --db FILE [--port P] [--workers N] [--exclusive-db 0|1] [--io-threads N] [--group-commit MS]
 #include <chrono>
 #include <iostream>
 #include <string>
@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
     else if (a == "--workers") o.workers = std::stoul(argv[i + 1]);
     else if (a == "--io-threads") o.io_threads = std::stoul(argv[i + 1]);
     else if (a == "--exclusive-db") o.exclusive_database = std::string(argv[i + 1]) == "1";
+    else if (a == "--group-commit") o.group_commit = std::chrono::milliseconds(std::stoi(argv[i + 1]));
   }
   try {
     sp::server::Server server(o);

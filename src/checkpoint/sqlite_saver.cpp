@@ -69,6 +69,10 @@ SqliteSaver::SqliteSaver(const std::string& path, const Options& options) : impl
       if (have != kSchemaVersion)
         throw CheckpointError("sqlite '" + path + "' (opened read-only): schema version " + std::to_string(have) +
                               ", this build reads " + std::to_string(kSchemaVersion));
+      if (sqlite::GroupCommit::left_unreplayed(path + "-redo"))
+        throw CheckpointError("sqlite '" + path + "' (opened read-only): its redo log '" + path +
+                              "-redo' holds writes not in the file yet (a server stopped without closing it); "
+                              "open the file for writing once (`superstep serve` or any saver) to replay them");
       return;
     }
     // Before the first access in WAL mode: the WAL's index then lives in this process's memory,
@@ -81,8 +85,14 @@ SqliteSaver::SqliteSaver(const std::string& path, const Options& options) : impl
     if (options.wal_autocheckpoint)
       impl_->exec(("PRAGMA wal_autocheckpoint = " + std::to_string(*options.wal_autocheckpoint)).c_str());
     // Migrations, versioned in the database (PRAGMA user_version), applied under the write lock
-    // so two processes opening a new file do not race.
-    impl_->write([&] {
+    // so two processes opening a new file do not race. A file already at this version needs no
+    // write lock (a server grouping its commits may hold it for a while).
+    int found = 0;
+    {
+      Stmt v(impl_->db, "PRAGMA user_version");
+      if (v.step()) found = v.integer(0);
+    }
+    if (found != kSchemaVersion) impl_->write([&] {
       int have = 0;
       {
         Stmt v(impl_->db, "PRAGMA user_version");
@@ -94,7 +104,16 @@ SqliteSaver::SqliteSaver(const std::string& path, const Options& options) : impl
       for (int m = have; m < kSchemaVersion; ++m) impl_->exec(kMigrations[m]);
       impl_->exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
     });
+    // What a connection that grouped its commits acknowledged and did not commit before it went
+    // (sqlite_group_commit.hpp): replayed before anything reads the file.
+    if (path != ":memory:" && !path.empty()) {
+      if (options.group_commit.count() > 0)
+        impl_->group = std::make_unique<sqlite::GroupCommit>(impl_->db, path + "-redo", options.group_commit, impl_->mutex);
+      else
+        sqlite::GroupCommit::replay_left(impl_->db, path + "-redo");
+    }
   } catch (...) {
+    impl_->group.reset();
     impl_->stmts.clear();
     sqlite3_close(impl_->db);
     throw;
@@ -102,6 +121,7 @@ SqliteSaver::SqliteSaver(const std::string& path, const Options& options) : impl
 }
 
 SqliteSaver::~SqliteSaver() {
+  impl_->group.reset();  // commits what is grouped
   impl_->stmts.clear();
   sqlite3_close(impl_->db);
 }
@@ -153,9 +173,10 @@ CheckpointConfig SqliteSaver::put_with_deltas(const CheckpointConfig& config, co
   }
   std::lock_guard lock(impl_->mutex);
   // SQLite would go on writing into a file deleted (or replaced) under it, and all of it would
-  // be gone when the saver closes: once per checkpoint, one stat() of the path says so.
+  // be gone when the saver closes: once per checkpoint, one stat() of the path says so (with
+  // group commit, once per group).
   int moved = 0;
-  if (sqlite3_file_control(impl_->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved)
+  if (!(impl_->group && impl_->group->open()) && sqlite3_file_control(impl_->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved)
     throw CheckpointError("sqlite: the database file '" + impl_->path +
                           "' was deleted or replaced while open (what this saver writes now would be lost when it closes)");
   try {

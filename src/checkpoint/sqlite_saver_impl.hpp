@@ -34,6 +34,9 @@ struct SqliteSaver::Impl {
   std::int64_t data_version = -1;         // PRAGMA data_version when `latest` was last known true
   bool verify_latest = false;             // SUPERSTEP_SQLITE_VERIFY_CACHE: every answer from `latest` is checked against storage
   bool exclusive = false;                 // the file is locked to this connection: no other writes it
+  /// With SqliteSaverOptions::group_commit: the units of work share transactions (made after
+  /// the migrations, gone before the connection closes).
+  std::unique_ptr<internal::sqlite::GroupCommit> group;
 
   /// Empties `latest` when another connection wrote to the file since the last look.
   void notice_other_writers() {
@@ -72,9 +75,22 @@ struct SqliteSaver::Impl {
     }
   }
   /// Runs `fn` in a write transaction (BEGIN IMMEDIATE: takes the write lock up front); inside
-  /// batch()'s transaction, in a savepoint, so it fails alone.
+  /// batch()'s transaction, in a savepoint, so it fails alone. With group commit, as a unit of
+  /// the group (a savepoint of it inside batch()).
   template <class F>
   void write(F&& fn) {
+    if (group) {
+      group->begin();
+      try {
+        fn();
+      } catch (...) {
+        group->abort();
+        throw;
+      }
+      group->commit();
+      if (!group->in_unit()) group->maybe_flush();
+      return;
+    }
     if (batch_depth > 0)
       in_transaction("SAVEPOINT superstep_write", "RELEASE superstep_write",
                      "ROLLBACK TO superstep_write; RELEASE superstep_write", std::forward<F>(fn));
@@ -91,8 +107,10 @@ struct SqliteSaver::Impl {
   }
   /// Runs `fn` in a read transaction: one snapshot and one round of file locks for all its
   /// statements (each statement on its own would take and drop the WAL locks).
+  /// With group commit and its transaction open, `fn` runs in that one.
   template <class F>
   auto read(F&& fn) {
+    if (group && group->open()) return fn();
     return in_transaction("BEGIN", "COMMIT", "ROLLBACK", std::forward<F>(fn));
   }
 

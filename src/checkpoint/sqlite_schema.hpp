@@ -4,7 +4,7 @@
 
 namespace superstep::internal::sqlite_schema {
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 inline const char* const kMigrations[] = {
     // 1: the three tables of the contract.
@@ -119,6 +119,14 @@ CREATE TABLE checkpoints_7 (
 INSERT INTO checkpoints_7 SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints;
 DROP TABLE checkpoints;
 ALTER TABLE checkpoints_7 RENAME TO checkpoints;
+)sql",
+    // 8: group commit (SqliteSaverOptions::group_commit): the number of the last unit of the
+    // redo log `<file>-redo` that the file holds. An older build would not replay the log, so it
+    // must not open the file. (A redo log is replayed after the migrations: one written by a
+    // build of an older version must be replayed before any migration after 8.)
+    R"sql(
+CREATE TABLE IF NOT EXISTS superstep_redo (seq INTEGER NOT NULL);
+INSERT INTO superstep_redo (seq) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM superstep_redo);
 )sql",
 };
 

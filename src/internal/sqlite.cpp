@@ -30,12 +30,30 @@ sqlite3* open(const std::string& path, bool read_only, int busy_timeout_ms) {
 }
 
 void exec(sqlite3* db, const char* sql, const std::string& where) {
+  GroupCommit* group = group_of(db);
+  const bool own_unit = group && !group->in_unit();
+  if (group) {
+    group->check();
+    if (own_unit) group->begin();
+  }
   char* err = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string reason = err ? err : "unknown error";
     sqlite3_free(err);
+    if (own_unit) group->abort();
     throw Error("sqlite '" + where + "': " + reason, reason);
   }
+  if (!group) return;
+  try {
+    group->record(sql, {});
+    if (own_unit) group->commit();
+  } catch (...) {
+    if (own_unit) group->abort();
+    throw;
+  }
+  // SQL run on its own is a schema change (a table a store makes) or a bulk delete: committed at
+  // once, so other connections see the tables as soon as the owner has them.
+  if (own_unit) group->flush();
 }
 
 StmtCache::Entry* StmtCache::take(const char* sql) {
@@ -62,11 +80,20 @@ void StmtCache::clear() {
 
 Stmt::Stmt(sqlite3* db, const char* sql) : db_(db) {
   if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) cannot_prepare(db);
+  join_group();
 }
 
 Stmt::Stmt(sqlite3* db, StmtCache& cache, const char* sql) : db_(db), cached_(cache.take(sql)) {
   if (cached_) s_ = cached_->stmt;
   else if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) cannot_prepare(db);
+  join_group();
+}
+
+void Stmt::join_group() {
+  group_ = group_of(db_);
+  if (!group_ || sqlite3_stmt_readonly(s_)) return;
+  writes_ = true;
+  params_.resize(static_cast<std::size_t>(sqlite3_bind_parameter_count(s_)));
 }
 
 Stmt::~Stmt() {
@@ -77,30 +104,64 @@ Stmt::~Stmt() {
 Stmt& Stmt::reset() {
   sqlite3_reset(s_);
   sqlite3_clear_bindings(s_);
+  if (writes_) {
+    params_.assign(params_.size(), GroupCommit::Param{});
+    owned_.clear();
+    stepped_ = false;
+  }
   return *this;
 }
 
 Stmt& Stmt::bind(int i, const std::string& v) {
   sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  if (GroupCommit::Param* p = param(i)) *p = {GroupCommit::Param::Kind::text, 0, owned_.emplace_back(v)};
   return *this;
 }
 
 Stmt& Stmt::bind_ref(int i, const std::string& v) {
   sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  if (GroupCommit::Param* p = param(i)) *p = {GroupCommit::Param::Kind::text, 0, v};
   return *this;
 }
 
 Stmt& Stmt::bind(int i, int v) {
   sqlite3_bind_int(s_, i, v);
+  if (GroupCommit::Param* p = param(i)) *p = {GroupCommit::Param::Kind::integer, v, {}};
   return *this;
 }
 
 Stmt& Stmt::bind_null(int i) {
   sqlite3_bind_null(s_, i);
+  if (GroupCommit::Param* p = param(i)) *p = {};
   return *this;
 }
 
+bool Stmt::step_in_group() {
+  group_->check();
+  stepped_ = true;
+  const bool own_unit = !group_->in_unit();
+  if (own_unit) group_->begin();
+  const int rc = sqlite3_step(s_);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    std::string reason = sqlite3_errmsg(db_);
+    if (own_unit) group_->abort();
+    throw Error("sqlite: " + reason, reason);
+  }
+  try {
+    group_->record(sqlite3_sql(s_), params_);
+    if (own_unit) group_->commit();
+  } catch (...) {
+    if (own_unit) group_->abort();
+    throw;
+  }
+  return rc == SQLITE_ROW;
+}
+
 bool Stmt::step() {
+  if (group_) {
+    if (writes_ && !stepped_) return step_in_group();
+    group_->check();
+  }
   int rc = sqlite3_step(s_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;

@@ -7,10 +7,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
+
+#include "internal/sqlite_group_commit.hpp"
 
 #include "superstep/errors.hpp"
 
@@ -29,7 +33,10 @@ struct Error : CheckpointError {
 /// Throws: Error ("sqlite: cannot open '<path>': ...").
 sqlite3* open(const std::string& path, bool read_only = false, int busy_timeout_ms = 10000);
 
-/// Runs `sql` (one or more statements, no parameters). Throws: Error ("sqlite '<where>': ...").
+/// Runs `sql` (one or more statements, no parameters); on a connection that groups its commits
+/// (sqlite_group_commit.hpp), as a write of the current unit, or as a unit of its own, committed
+/// at once with its group, when none runs.
+/// Throws: Error ("sqlite '<where>': ...").
 void exec(sqlite3* db, const char* sql, const std::string& where);
 
 /// The statements a connection runs again and again, prepared once. Not thread-safe (used under
@@ -62,6 +69,8 @@ class StmtCache {
 };
 
 /// A prepared statement, reset on scope exit: prepared for this use, or borrowed from a cache.
+/// On a connection that groups its commits, a statement that writes keeps what is bound to it,
+/// and its first step is recorded in the current unit (a unit of its own when none runs).
 /// Throws: Error ("sqlite: cannot prepare statement: ..." or, from step(), "sqlite: ...").
 class Stmt {
  public:
@@ -91,9 +100,18 @@ class Stmt {
   std::int64_t integer64(int col) const { return sqlite3_column_int64(s_, col); }
 
  private:
+  void join_group();
+  bool step_in_group();
+  GroupCommit::Param* param(int i) { return writes_ && i >= 1 && i <= static_cast<int>(params_.size()) ? &params_[i - 1] : nullptr; }
+
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
   StmtCache::Entry* cached_ = nullptr;
+  GroupCommit* group_ = nullptr;  // the connection's group commit, if it has one
+  bool writes_ = false;           // with group_: the statement writes, so it is recorded
+  bool stepped_ = false;          // recorded since the last reset
+  std::vector<GroupCommit::Param> params_;
+  std::deque<std::string> owned_;  // copies that params_ view (bind() of a text)
 };
 
 }  // namespace superstep::internal::sqlite

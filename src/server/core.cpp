@@ -51,7 +51,9 @@ void Core::open() {
     // the pages many runs rewrite are copied back once per 4,000, not per 1,000 (10,000 saved a
     // little more CPU but each copy stalled the runs longer: docs/performance.md).
     auto sqlite = std::make_shared<SqliteSaver>(
-        db, SqliteSaverOptions{.exclusive = options_.exclusive_database, .wal_autocheckpoint = kServerWalPages});
+        db, SqliteSaverOptions{.exclusive = options_.exclusive_database,
+                               .wal_autocheckpoint = kServerWalPages,
+                               .group_commit = options_.group_commit});
     saver_ = std::make_shared<ServerSaver>(sqlite);
     store_ = std::make_shared<SqliteStore>(sqlite);
   }

@@ -70,6 +70,9 @@ SqliteStore::SqliteStore(const std::string& path) : impl_(std::make_unique<Impl>
     // without an fsync per write (a power loss may lose the last commits).
     if (path != ":memory:") sqlite::exec(impl_->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", path);
     create_table(impl_->db, path);
+    // A saver that grouped its commits on this file and is gone left its writes (this store's
+    // rows among them, when it shared its connection) in its redo log.
+    if (path != ":memory:") sqlite::GroupCommit::replay_left(impl_->db, path + "-redo");
   } catch (const sqlite::Error& e) {
     sqlite3_close(impl_->db);
     throw Error("SqliteStore '" + path + "': " + e.reason);

@@ -607,9 +607,10 @@ TEST_F(ServerTest, ARequestArrivingWhileTheServerOpensWaitsForIt) {
   server.stop();
 }
 
-// By default another process may read the server's SQLite file while it serves (WAL); with
-// exclusive_database the server holds it locked, and a reader fails with "database is locked"
-// after its busy timeout instead, until the server stops.
+// By default another process may read the server's SQLite file while it serves (WAL), and sees
+// what the server wrote once its group commits (ServerOptions::group_commit: about 100-200 ms
+// later); with exclusive_database the server holds it locked, and a reader fails with "database
+// is locked" after its busy timeout instead, until the server stops.
 TEST_F(ServerTest, TheSqliteFileIsReadableWhileServingUnlessHeldExclusively) {
   const sp::SqliteSaver::Options quick{.busy_timeout = std::chrono::milliseconds(100)};
   start();
@@ -617,8 +618,9 @@ TEST_F(ServerTest, TheSqliteFileIsReadableWhileServingUnlessHeldExclusively) {
   post("/threads/" + tid + "/runs/wait", {{"assistant_id", "approval"}, {"input", {{"topic", "x"}}}});
   {
     sp::SqliteSaver reader(db_, quick);
-    auto t = reader.get_tuple({tid, "", std::nullopt});
-    ASSERT_TRUE(t) << "the reader saw no checkpoint of the served thread";
+    std::optional<sp::CheckpointTuple> t;
+    for (int i = 0; i < 60 && !(t = reader.get_tuple({tid, "", std::nullopt})); ++i) std::this_thread::sleep_for(50ms);
+    ASSERT_TRUE(t) << "the reader saw no checkpoint of the served thread within 3 s";
   }
   restart({.exclusive_database = true});
   std::string held = new_thread();

@@ -7,7 +7,7 @@
 //   superstep history T [--db superstep.db] [--limit N]
 //   superstep draw NAME [--format mermaid|dot]
 //   superstep serve [--db superstep.db] [--host 127.0.0.1] [--port 2024] [--api-key K] [--workers N]
-//                   [--run-timeout S] [--grace S] [--exclusive-db]
+//                   [--run-timeout S] [--grace S] [--exclusive-db] [--group-commit MS]
 // With --thread, a run is checkpointed in --db: a SQLite file, or a PostgreSQL database when --db
 // is a libpq connection string (`postgresql://...` or `host=... dbname=...`). The graph's name is
 // kept in the checkpoints' metadata, so resume/state/history find it from the thread alone.
@@ -138,6 +138,11 @@ int main(int argc, char** argv) {
   serve->add_option("--run-timeout", run_timeout, "Seconds after which a run ends with status timeout (0: none)");
   serve->add_flag("--exclusive-db", server_options.exclusive_database,
                   "SQLite: hold the file locked while serving (less CPU per run; no other process can read it)");
+  double group_commit_ms = static_cast<double>(server_options.group_commit.count());
+  serve->add_option("--group-commit", group_commit_ms,
+                    "SQLite: milliseconds between commits of the grouped writes (each write is durable at once "
+                    "through the redo log <db>-redo; 0: commit every write)")
+      ->capture_default_str();
   serve->add_option("--grace", grace, "Seconds running runs get to reach a superstep boundary on SIGINT/SIGTERM")
       ->capture_default_str();
 
@@ -146,6 +151,7 @@ int main(int argc, char** argv) {
     try {
       server_options.run_timeout = std::chrono::milliseconds(static_cast<long long>(run_timeout * 1000));
       server_options.grace = std::chrono::milliseconds(static_cast<long long>(grace * 1000));
+      server_options.group_commit = std::chrono::milliseconds(static_cast<long long>(group_commit_ms));
       sp::server::Server server(server_options);
       for (const auto& g : cli::builtin_graphs())
         server.add_graph(g.name, [&g](const sp::CompileOptions& o) { return g.build(o); });

@@ -49,6 +49,17 @@ struct SqliteSaverOptions {
   /// commits once, and syncs the file less often, but each copy takes longer (the writes wait
   /// for it): the server uses 4,000 (about 16 MB; docs/performance.md).
   std::optional<unsigned> wal_autocheckpoint;
+  /// Group commit, for a process that owns its file (`superstep serve` uses 100 ms): the
+  /// writes share one SQLite transaction, committed this long after it began (or sooner when
+  /// large), and each write (a put, a put_writes, a batch) is made durable when it returns by
+  /// one append to the redo log `<file>-redo`, replayed by the next open of the file should the
+  /// process die first. Same durability as without it (a process crash loses nothing
+  /// acknowledged, a power loss may lose the last writes), a fraction of the pages written.
+  /// Other connections and processes see the writes only once committed, and wait for a commit
+  /// to write (so a claim_thread elsewhere still sees this saver's claims). A second saver asking for group commit on the
+  /// same file fails with a CheckpointError. 0 (the default): every write commits at once.
+  /// Ignored for ":memory:". docs/persistence.md, "Group commit".
+  std::chrono::milliseconds group_commit{0};
 };
 
 class SqliteSaver final : public DeltaCheckpointSaver {

@@ -48,6 +48,12 @@ struct ServerOptions {
   /// less CPU per run, but no other process (`superstep history`, `sqlite3`) can read the file
   /// meanwhile. Ignored for PostgreSQL.
   bool exclusive_database = false;
+  /// SQLite: group commit (SqliteSaverOptions::group_commit): the runs' writes share one
+  /// transaction, committed this often, each made durable when it returns by an append to the
+  /// redo log `<file>-redo` (what a killed server acknowledged is replayed at the next start).
+  /// Other processes reading the file see the server's writes up to about twice this late.
+  /// 0: every write commits at once. Ignored for PostgreSQL.
+  std::chrono::milliseconds group_commit{100};
   /// The wall clock crons fire by; empty: the system clock. Tests inject one to step time.
   std::function<std::chrono::system_clock::time_point()> clock;
   /// How often the cron scheduler looks for due crons.

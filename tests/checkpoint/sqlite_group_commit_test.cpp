@@ -1,0 +1,251 @@
+// Group commit (src/internal/sqlite_group_commit.hpp, SqliteSaverOptions::group_commit): a write
+// is durable when it returns though its group is not committed (a killed process's writes are
+// replayed from the redo log by the next open, once, in order); a torn last record is dropped;
+// other connections see the writes once committed; one group per file; a failed write leaves
+// nothing and the others stay. The suite of every saver also runs on a grouped SqliteSaver
+// (saver_cases.hpp: "sqlite_grouped").
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "internal/sqlite.hpp"
+#include "internal/sqlite_group_commit.hpp"
+#include "saver_cases.hpp"
+#include "superstep/checkpoint/sqlite_saver.hpp"
+#include "superstep/errors.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace sqlite = superstep::internal::sqlite;
+
+sp::Checkpoint cp(const std::string& id, json values, json versions) {
+  sp::Checkpoint c;
+  c.id = id;
+  c.ts = "2026-12-02T00:00:00.000Z";
+  c.channel_values = std::move(values);
+  c.channel_versions = std::move(versions);
+  c.versions_seen = {{"node", {{"a", 1}}}};
+  return c;
+}
+
+/// Rows of `table` as another connection (no saver, no replay) sees the file.
+int rows_seen_elsewhere(const std::string& path, const std::string& table) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return -1;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  sqlite3_stmt* s = nullptr;
+  int n = -1;
+  if (sqlite3_prepare_v2(db, ("SELECT count(*) FROM " + table).c_str(), -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW)
+    n = sqlite3_column_int(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return n;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+/// Runs `body` in a child process, which is killed with SIGKILL where `body` calls the function
+/// it is given (so no destructor commits anything): what a killed server leaves.
+void in_killed_child(const std::function<void(const std::function<void()>& die_here)>& body) {
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::close(ready[0]);
+    auto die_here = [&] {
+      char c = 'k';
+      if (::write(ready[1], &c, 1) != 1) ::_exit(4);
+      for (;;) ::pause();
+    };
+    try {
+      body(die_here);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "child: %s\n", e.what());
+    }
+    ::_exit(3);  // body returned without dying where it should
+  }
+  ::close(ready[1]);
+  char c = 0;
+  const bool done = ::read(ready[0], &c, 1) == 1;
+  ::close(ready[0]);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(done) << "the child failed before it was killed (exit " << WEXITSTATUS(status) << ")";
+}
+
+const sp::SqliteSaver::Options kGrouped{.group_commit = std::chrono::hours(1)};  // never on its own
+
+TEST(SqliteGroupCommit, AWriteThatReturnedSurvivesTheProcessBeingKilledBeforeItsGroupCommits) {
+  const std::string path = testing_util::scratch_db("group_killed");
+  { sp::SqliteSaver(path).put({"t", "", std::nullopt}, cp("c0", {{"k", "v0"}}, {{"k", 1}}), {{"step", 0}}, {{"k", 1}}); }
+  in_killed_child([&](const auto& die_here) {
+    sp::SqliteSaver saver(path, kGrouped);
+    sp::CheckpointConfig at{"t", "", "c0"};
+    for (int i = 1; i <= 3; ++i) {
+      std::string id = "c" + std::to_string(i);
+      at = saver.put(at, cp(id, {{"k", "v" + std::to_string(i)}}, {{"k", i + 1}}), {{"step", i}}, {{"k", i + 1}});
+    }
+    saver.put_writes(at, {{"k", "pending"}}, "task-1");
+    die_here();
+  });
+  // The file itself has only what was there before; the rest is in the log.
+  EXPECT_EQ(rows_seen_elsewhere(path, "checkpoints"), 1);
+  ASSERT_TRUE(std::filesystem::exists(path + "-redo"));
+  sp::SqliteSaver reopened(path);
+  auto t = reopened.get_tuple({"t", "", std::nullopt});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.id, "c3");
+  EXPECT_EQ(t->checkpoint.channel_values["k"], "v3");
+  EXPECT_EQ(t->metadata["step"], 3);
+  ASSERT_EQ(t->pending_writes.size(), 1u);
+  EXPECT_EQ(t->pending_writes[0].value, "pending");
+  EXPECT_EQ(reopened.list({.thread_id = "t"}).size(), 4u);
+  EXPECT_EQ(rows_seen_elsewhere(path, "checkpoints"), 4) << "the replay was committed";
+  EXPECT_FALSE(std::filesystem::exists(path + "-redo")) << "the replayed log is removed";
+}
+
+// The records a group commit already stored are not run again (the mark), whatever the log
+// still holds (a process killed between the commit and emptying the log), and a torn last
+// record (a process killed in its write) is dropped: shown on statements that are not
+// idempotent.
+TEST(SqliteGroupCommit, AReplayRunsEachRecordOnceAndDropsATornLastOne) {
+  const std::string path = testing_util::scratch_db("group_once");
+  const std::string log = path + "-redo";
+  std::string second_record;
+  in_killed_child([&](const auto& die_here) {
+    sqlite3* db = sqlite::open(path);
+    sqlite::exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER)", path);
+    std::recursive_mutex mutex;
+    sqlite::GroupCommit group(db, log, std::chrono::hours(1), mutex);
+    std::lock_guard lock(mutex);
+    sqlite::Stmt(db, "INSERT INTO t VALUES (?1)").bind(1, 1).run();
+    group.flush();
+    sqlite::Stmt(db, "INSERT INTO t VALUES (?1)").bind(1, 2).run();
+    die_here();
+  });
+  second_record = file_bytes(log);
+  ASSERT_FALSE(second_record.empty());
+  EXPECT_EQ(rows_seen_elsewhere(path, "t"), 1) << "the first group was committed, the second not";
+  // A torn third record after it: a header promising more than is there.
+  write_bytes(log, second_record + std::string("\x40\x00\x00\x00\x03\x00\x00", 7));
+  {
+    sp::SqliteSaver opened(path);  // replays what the file does not hold
+  }
+  EXPECT_EQ(rows_seen_elsewhere(path, "t"), 2);
+  // The same record again, as if the log had not been emptied after the commit that stored it.
+  write_bytes(log, second_record);
+  {
+    sp::SqliteSaver opened(path, kGrouped);
+  }
+  EXPECT_EQ(rows_seen_elsewhere(path, "t"), 2) << "a record the file holds was run again";
+  EXPECT_FALSE(std::filesystem::exists(log));
+}
+
+TEST(SqliteGroupCommit, OtherConnectionsSeeTheWritesOnceTheGroupCommits) {
+  const std::string path = testing_util::scratch_db("group_visible");
+  {
+    sp::SqliteSaver saver(path, kGrouped);
+    saver.put({"t", "", std::nullopt}, cp("c1", {{"k", "v"}}, {{"k", 1}}), json::object(), {{"k", 1}});
+    EXPECT_TRUE(saver.get_tuple({"t", "", std::nullopt})) << "the saver reads its own writes at once";
+    EXPECT_EQ(rows_seen_elsewhere(path, "checkpoints"), 0);
+  }
+  EXPECT_EQ(rows_seen_elsewhere(path, "checkpoints"), 1) << "closing commits the group";
+  // An idle group is committed after its delay without another write.
+  sp::SqliteSaver saver(path, sp::SqliteSaver::Options{.group_commit = 50ms});
+  saver.put({"t", "", "c1"}, cp("c2", {{"k", "w"}}, {{"k", 2}}), json::object(), {{"k", 2}});
+  int seen = 0;
+  for (int i = 0; i < 100 && (seen = rows_seen_elsewhere(path, "checkpoints")) != 2; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(seen, 2) << "the idle group was not committed within 5 s";
+}
+
+TEST(SqliteGroupCommit, ASecondGroupOnOneFileIsRefusedAndAReadOnlyOpenWillNotMissTheLog) {
+  const std::string path = testing_util::scratch_db("group_second");
+  {
+    sp::SqliteSaver owner(path, kGrouped);
+    try {
+      sp::SqliteSaver second(path, kGrouped);
+      ADD_FAILURE() << "two groups on one file";
+    } catch (const sp::CheckpointError& e) {
+      EXPECT_NE(std::string(e.what()).find("is held by another connection"), std::string::npos) << e.what();
+    }
+    // A saver that does not group opens it (and leaves the owner's log alone).
+    sp::SqliteSaver plain(path, sp::SqliteSaver::Options{.busy_timeout = 100ms});
+  }
+  in_killed_child([&](const auto& die_here) {
+    sp::SqliteSaver saver(path, kGrouped);
+    saver.put({"t", "", std::nullopt}, cp("c1", {{"k", "v"}}, {{"k", 1}}), json::object(), {{"k", 1}});
+    die_here();
+  });
+  try {
+    sp::SqliteSaver reader(path, sp::SqliteSaver::Options{.read_only = true});
+    ADD_FAILURE() << "a read-only open ignored writes left in the redo log";
+  } catch (const sp::CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("redo log"), std::string::npos) << e.what();
+  }
+  { sp::SqliteSaver writer(path); }
+  sp::SqliteSaver reader(path, sp::SqliteSaver::Options{.read_only = true});
+  EXPECT_TRUE(reader.get_tuple({"t", "", std::nullopt}));
+}
+
+// A write that fails (the file's page cap reached: a full disk) leaves nothing, even when SQLite
+// rolls the whole grouped transaction back; the writes acknowledged before it stay, in this
+// saver and in the file.
+TEST(SqliteGroupCommit, AFailedWriteLeavesNothingAndTheAcknowledgedOnesStay) {
+  const std::string path = testing_util::scratch_db("group_full");
+  { sp::SqliteSaver make(path); }
+  const auto pages = static_cast<unsigned>(std::filesystem::file_size(path) / 4096) + 6;
+  std::string ok_id;
+  bool failed = false;
+  {
+    sp::SqliteSaver saver(path, sp::SqliteSaver::Options{.max_page_count = pages, .group_commit = std::chrono::hours(1)});
+    sp::CheckpointConfig at{"t", "", std::nullopt};
+    for (int i = 0; i < 200 && !failed; ++i) {
+      std::string id = "c" + std::to_string(1000 + i);
+      try {
+        at = saver.put(at, cp(id, {{"k", std::string(3000, 'x') + id}}, {{"k", i + 1}}), json::object(), {{"k", i + 1}});
+        ok_id = id;
+      } catch (const sp::CheckpointError& e) {
+        failed = true;
+        EXPECT_NE(std::string(e.what()).find("full"), std::string::npos) << e.what();
+      }
+    }
+    ASSERT_TRUE(failed) << "the page cap was never reached";
+    ASSERT_FALSE(ok_id.empty());
+    auto t = saver.get_tuple({"t", "", std::nullopt});
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->checkpoint.id, ok_id);
+  }
+  sp::SqliteSaver reopened(path);
+  auto t = reopened.get_tuple({"t", "", std::nullopt});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.id, ok_id);
+  EXPECT_EQ(t->checkpoint.channel_values["k"], std::string(3000, 'x') + ok_id);
+}
+
+}  // namespace
