@@ -425,7 +425,11 @@ class ServerDriver {
       server.killed = true;
       ++f.kills;
       if (flag_->exchange(0) > 0) ++f.kills_in_write;
-      // What it may have run: every thread not finished when it started.
+      // What it may have run: every thread not finished when it started, as the next start
+      // finds it: opened again, so that the SQLite redo log the server's grouped commits left
+      // is replayed (docs/persistence.md, "Group commit"), as the next server's open does.
+      saver_.reset();
+      saver_ = open_saver(store_);
       server.after = torture::take_snapshot(*saver_, unfinished_at_start());
       torture::Snapshot now = server.after;  // nothing ran since: the next server starts from it
       servers_.push_back(std::move(server));
