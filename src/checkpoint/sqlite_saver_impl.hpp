@@ -88,7 +88,13 @@ struct SqliteSaver::Impl {
         throw;
       }
       group->commit();
-      if (!group->in_unit()) group->maybe_flush();
+      // The write is durable now (its record is in the log): a group commit that fails here is
+      // not its failure. The group stays, replayed into a new transaction, and is committed
+      // again later; a failure that lasts (a full disk) fails the next writes' log appends.
+      if (!group->in_unit()) try {
+          group->maybe_flush();
+        } catch (const internal::sqlite::Error&) {
+        }
       return;
     }
     if (batch_depth > 0)
