@@ -38,8 +38,10 @@ bool take(std::string_view& in, T& v) {
   return true;
 }
 
+/// Never 0 for a zeroed header (the length, number and sum all 0): a region the file system
+/// left as zeros after a crash ends a replay like any damaged record.
 std::uint64_t checksum(std::uint64_t seq, std::string_view s) {
-  std::uint64_t h = seq * 0x9E3779B97F4A7C15ull ^ s.size();
+  std::uint64_t h = 0x243F6A8885A308D3ull ^ (seq * 0x9E3779B97F4A7C15ull) ^ s.size();
   std::size_t i = 0;
   for (; i + 8 <= s.size(); i += 8) {
     std::uint64_t w;
@@ -137,14 +139,16 @@ std::uint64_t replay(sqlite3* db, std::string_view log, std::uint64_t mark, cons
     }
   } finalize{prepared};
   const std::string what = "replaying the redo log '" + path + "'";
-  std::uint64_t last = mark;
+  std::uint64_t last = mark, previous = 0;
   for (;;) {
     std::uint32_t len = 0;
     std::uint64_t seq = 0, sum = 0;
     std::string_view rest = log;
     if (!take(rest, len) || !take(rest, seq) || !take(rest, sum) || rest.size() < len) break;
     std::string_view payload = rest.substr(0, len);
-    if (checksum(seq, payload) != sum) break;
+    // Numbers only grow: a record out of order is not this log's next one.
+    if (checksum(seq, payload) != sum || seq <= previous) break;
+    previous = seq;
     log = rest.substr(len);
     if (seq <= mark) continue;
     last = seq;
