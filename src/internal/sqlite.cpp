@@ -30,30 +30,23 @@ sqlite3* open(const std::string& path, bool read_only, int busy_timeout_ms) {
 }
 
 void exec(sqlite3* db, const char* sql, const std::string& where) {
+  auto run = [&] {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string reason = err ? err : "unknown error";
+      sqlite3_free(err);
+      throw Error("sqlite '" + where + "': " + reason, reason);
+    }
+  };
   GroupCommit* group = group_of(db);
-  const bool own_unit = group && !group->in_unit();
-  if (group) {
-    group->check();
-    if (own_unit) group->begin();
-  }
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string reason = err ? err : "unknown error";
-    sqlite3_free(err);
-    if (own_unit) group->abort();
-    throw Error("sqlite '" + where + "': " + reason, reason);
-  }
-  if (!group) return;
-  try {
-    group->record(sql, {});
-    if (own_unit) group->commit();
-  } catch (...) {
-    if (own_unit) group->abort();
-    throw;
-  }
+  if (!group) return run();
   // SQL run on its own is a schema change (a table a store makes) or a bulk delete: committed at
   // once, so other connections see the tables as soon as the owner has them.
-  if (own_unit) group->flush();
+  if (group->in_own_unit([&] {
+        run();
+        group->record(sql, {});
+      }))
+    group->flush();
 }
 
 StmtCache::Entry* StmtCache::take(const char* sql) {
@@ -137,23 +130,16 @@ Stmt& Stmt::bind_null(int i) {
 }
 
 bool Stmt::step_in_group() {
-  group_->check();
-  stepped_ = true;
-  const bool own_unit = !group_->in_unit();
-  if (own_unit) group_->begin();
-  const int rc = sqlite3_step(s_);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-    std::string reason = sqlite3_errmsg(db_);
-    if (own_unit) group_->abort();
-    throw Error("sqlite: " + reason, reason);
-  }
-  try {
+  int rc = SQLITE_OK;
+  group_->in_own_unit([&] {
+    stepped_ = true;
+    rc = sqlite3_step(s_);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+      std::string reason = sqlite3_errmsg(db_);
+      throw Error("sqlite: " + reason, reason);
+    }
     group_->record(sqlite3_sql(s_), params_);
-    if (own_unit) group_->commit();
-  } catch (...) {
-    if (own_unit) group_->abort();
-    throw;
-  }
+  });
   return rc == SQLITE_ROW;
 }
 

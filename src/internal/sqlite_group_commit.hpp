@@ -83,6 +83,26 @@ class GroupCommit {
   bool open() const { return open_; }
   /// Records a write statement of the current unit (the caller's step of it succeeded).
   void record(std::string_view sql, const std::vector<Param>& params);
+  /// Runs `write` (a statement's step and its record(); it throws when either fails) in the
+  /// current unit, or in a unit of its own when none runs, which it ends (or aborts). Returns
+  /// whether it made that unit.
+  template <class F>
+  bool in_own_unit(F&& write) {
+    check();
+    if (in_unit()) {
+      write();
+      return false;
+    }
+    begin();
+    try {
+      write();
+      commit();
+    } catch (...) {
+      abort();
+      throw;
+    }
+    return true;
+  }
   /// Commits the group now, if one is open and no unit runs. Throws: Error (the group is then
   /// kept, replayed into a new transaction, and the commit tried again later).
   void flush();
