@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@ namespace {
 // machine that wrote it, and is emptied by the next open.
 constexpr std::size_t kHeader = 4 + 8 + 8;
 constexpr std::size_t kMaxGroupBytes = 16u << 20;  // a group this large is committed at once
+constexpr std::size_t kMapBytes = 1u << 20;        // the mapped log's first size (it doubles)
 
 template <class T>
 void put(std::string& out, T v) {
@@ -53,6 +55,15 @@ std::uint64_t checksum(std::uint64_t seq, std::string_view s) {
   h ^= h >> 29;
   h *= 0xc4ceb9fe1a85ec53ull;
   return h ^ (h >> 32);
+}
+
+/// Whether `log` begins with a whole record that checks: a log whose first header is zeroed
+/// (emptied after a commit) or torn holds nothing to replay.
+bool begins_with_record(std::string_view log) {
+  std::uint32_t len = 0;
+  std::uint64_t seq = 0, sum = 0;
+  if (!take(log, len) || !take(log, seq) || !take(log, sum) || log.size() < len) return false;
+  return checksum(seq, log.substr(0, len)) == sum;
 }
 
 [[noreturn]] void fail(const std::string& what, const std::string& reason) {
@@ -243,6 +254,7 @@ GroupCommit::GroupCommit(sqlite3* db, std::string log_path, std::chrono::millise
     exec_raw(db_, "PRAGMA temp_store = MEMORY", "group commit");
     seq_ = replay_committed(db_, read_all(fd_, log_path_), log_path_);
     if (::ftruncate(fd_, 0) != 0) fail("cannot empty the redo log '" + log_path_ + "'", errno_text());
+    map(kMapBytes);  // (when the file system cannot, records are appended with write())
   } catch (...) {
     ::close(fd_);
     throw;
@@ -270,7 +282,7 @@ GroupCommit::~GroupCommit() {
       if (depth_ == 0) flush();
     } catch (...) {  // the log keeps the group: the next open replays it
     }
-    empty = !open_ && pending_.empty();
+    empty = !open_ && pending().empty();
   }
   Registry& r = Registry::get();
   {
@@ -279,6 +291,7 @@ GroupCommit::~GroupCommit() {
     r.count.fetch_sub(1, std::memory_order_release);
   }
   if (empty) ::unlink(log_path_.c_str());  // (still locked: no other connection took it meanwhile)
+  if (map_) ::munmap(map_, map_size_);
   ::close(fd_);
 }
 
@@ -303,7 +316,16 @@ bool GroupCommit::left_unreplayed(const std::string& log_path) {
   if (::stat(log_path.c_str(), &st) != 0 || st.st_size == 0) return false;
   int fd = ::open(log_path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  const bool free = ::flock(fd, LOCK_SH | LOCK_NB) == 0;
+  char head[kHeader];
+  ssize_t n = ::pread(fd, head, sizeof head, 0);
+  std::uint32_t len = 0;
+  if (n == static_cast<ssize_t>(kHeader)) std::memcpy(&len, head, 4);
+  std::string first(kHeader + len, '\0');
+  const bool whole = n == static_cast<ssize_t>(kHeader) && len <= static_cast<std::uint64_t>(st.st_size) &&
+                     ::pread(fd, first.data(), first.size(), 0) == static_cast<ssize_t>(first.size());
+  // A mapped log keeps its size when emptied: only a first record that checks is left over.
+  const bool holds = whole && begins_with_record(first);
+  const bool free = holds && ::flock(fd, LOCK_SH | LOCK_NB) == 0;
   ::close(fd);
   return free;
 }
@@ -330,12 +352,12 @@ bool GroupCommit::dropped() {
 }
 
 void GroupCommit::recover() {
-  if (pending_.empty()) return;
+  if (pending().empty()) return;
   try {
     exec_raw(db_, "BEGIN IMMEDIATE", "group commit");
     open_ = true;
     opened_at_ = std::chrono::steady_clock::now();
-    replay(db_, pending_, 0, log_path_);
+    replay(db_, pending(), 0, log_path_);
   } catch (const Error& e) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     open_ = false;
@@ -428,6 +450,21 @@ void GroupCommit::write_record() {
   std::memcpy(unit_.data(), &len, 4);
   std::memcpy(unit_.data() + 4, &seq, 8);
   std::memcpy(unit_.data() + 12, &sum, 8);
+  if (map_) {
+    if (log_size_ + unit_.size() > map_size_) {
+      std::size_t size = map_size_ * 2;
+      while (size < log_size_ + unit_.size()) size *= 2;
+      if (!map(size)) fail("cannot grow the redo log '" + log_path_ + "'", errno_text());
+    }
+    // The statements first, the header last: a process killed in between leaves a header that
+    // does not check (or an older one, numbered below the last), and a replay stops there.
+    std::memcpy(map_ + log_size_ + kHeader, unit_.data() + kHeader, unit_.size() - kHeader);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    std::memcpy(map_ + log_size_, unit_.data(), kHeader);
+    log_size_ += unit_.size();
+    seq_ = seq;
+    return;
+  }
   std::size_t done = 0;
   while (done < unit_.size()) {
     ssize_t n = ::write(fd_, unit_.data() + done, unit_.size() - done);
@@ -460,14 +497,38 @@ void GroupCommit::flush() {
   }
   open_ = false;
   pending_.clear();
+  if (map_) {
+    // Emptied by zeroing its first header, not by truncation: the file keeps its pages (in the
+    // page cache and mapped), and the next records are written over the old ones. Those old
+    // records are numbered at or below the mark, so a replay skips them or stops at them.
+    std::memset(map_, 0, kHeader);
+    log_size_ = 0;
+    return;
+  }
   // Records at or below the mark are skipped by a replay: a log that cannot be emptied only grows.
   if (::ftruncate(fd_, 0) == 0) log_size_ = 0;
 }
 
 void GroupCommit::maybe_flush() {
   if (open_ && depth_ == 0 &&
-      (std::chrono::steady_clock::now() - opened_at_ >= delay_ || pending_.size() >= kMaxGroupBytes))
+      (std::chrono::steady_clock::now() - opened_at_ >= delay_ || pending().size() >= kMaxGroupBytes))
     flush();
+}
+
+bool GroupCommit::map(std::size_t size) {
+  // Blocks allocated up front: a store into a mapped page the file system cannot back (a full
+  // disk) would be a SIGBUS, where write() returns ENOSPC.
+  if (::fallocate(fd_, 0, 0, static_cast<off_t>(size)) != 0) return false;
+  void* m = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (m == MAP_FAILED) return false;
+  if (map_) ::munmap(map_, map_size_);
+  map_ = static_cast<char*>(m);
+  map_size_ = size;
+  return true;
+}
+
+std::string_view GroupCommit::pending() const {
+  return map_ ? std::string_view(map_, log_size_) : std::string_view(pending_);
 }
 
 void GroupCommit::flush_loop() {

@@ -1,7 +1,11 @@
 // Group commit for a SQLite connection that owns its file: many units of work (a saver's put,
 // put_writes, batch; a store's put) share one SQLite transaction, committed every `delay`, and
-// each unit is made durable on its own by a redo log: one append of the unit's write statements
-// and their parameters to `<file>-redo`, in one write() call, when the unit ends.
+// each unit is made durable on its own by a redo log: the unit's write statements and their
+// parameters are stored into `<file>-redo` when the unit ends. The log is a file of preallocated
+// blocks mapped into memory (MAP_SHARED), so a record is in the file (the kernel's page cache)
+// once copied, with no system call; it is emptied after each group commit by zeroing its first
+// header, keeping its pages. Where the file system cannot allocate the blocks, records are
+// appended with one write() each and the log is truncated instead.
 //
 // Why: SQLite's WAL logs whole pages. A server run commits about six times, each commit writing
 // and checksumming about five 4 KiB pages (most of them only a row changed), and the kernel's
@@ -15,7 +19,9 @@
 // stored, in that commit), in order, in one transaction, then empties the log: the statements
 // are deterministic, and replayed on the state they first ran on. A record is its length, its
 // number, a checksum and its statements; a torn last record (the process died in its write)
-// fails its checksum and is dropped, as its unit was never acknowledged.
+// fails its checksum and is dropped, as its unit was never acknowledged; the records written
+// over an emptied log end at the first header that does not check or is numbered below the one
+// before it (an older record's).
 //
 // Readers on this connection see every unit at once (they are in its transaction); other
 // connections see the file as of the last group commit, and their writes wait for a commit (a
@@ -112,6 +118,12 @@ class GroupCommit {
  private:
   void flush_loop();
   void write_record();
+  /// Maps the log's first `size` bytes, its blocks allocated (the log then holds its records
+  /// from offset 0 to log_size_, and stale or zero bytes after them); false when the file system
+  /// cannot (the log then stays as it was: mapped as before, or appended to with write()).
+  bool map(std::size_t size);
+  /// The records of the open group, as written to the log.
+  std::string_view pending() const;
   /// Whether SQLite ended the group's transaction behind its back; then marks the unit lost and
   /// recovers.
   bool dropped();
@@ -128,9 +140,11 @@ class GroupCommit {
   int lost_ = 0;                    // levels of a unit SQLite rolled back, still to be ended
   std::vector<std::size_t> marks_;  // unit_'s size at each savepoint below the unit
   std::string unit_;                // the current unit's record: header, then statements
-  std::string pending_;             // the records of the open group, as written to the log
+  std::string pending_;             // unmapped: the records of the open group, as written to the log
   std::uint64_t seq_ = 0;           // the last unit's number
-  std::size_t log_size_ = 0;        // bytes in the log
+  std::size_t log_size_ = 0;        // bytes of records in the log
+  char* map_ = nullptr;             // the log mapped (MAP_SHARED: a store is in the file once made)
+  std::size_t map_size_ = 0;
   std::chrono::steady_clock::time_point opened_at_;
   std::string failed_;              // why the group cannot go on (empty: it can)
   std::mutex wake_mutex_;

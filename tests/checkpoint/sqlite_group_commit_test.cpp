@@ -101,6 +101,13 @@ void in_killed_child(const std::function<void(const std::function<void()>& die_h
   ASSERT_TRUE(done) << "the child failed before it was killed (exit " << WEXITSTATUS(status) << ")";
 }
 
+/// The payload length in the header of the redo log record at `at` of `log`.
+std::uint32_t record_length(const std::string& log, std::size_t at) {
+  std::uint32_t len = 0;
+  if (at + 4 <= log.size()) std::memcpy(&len, log.data() + at, 4);
+  return len;
+}
+
 const sp::SqliteSaver::Options kGrouped{.group_commit = std::chrono::hours(1)};  // never on its own
 
 TEST(SqliteGroupCommit, AWriteThatReturnedSurvivesTheProcessBeingKilledBeforeItsGroupCommits) {
@@ -153,11 +160,13 @@ TEST(SqliteGroupCommit, AReplayRunsEachRecordOnceInOrderAndStopsAtADamagedOne) {
     die_here();
   });
   const std::string records = file_bytes(log);
-  std::uint32_t first_len = 0;
+  // (The log is mapped and preallocated: zeros follow its records.)
   ASSERT_GT(records.size(), 20u);
-  std::memcpy(&first_len, records.data(), 4);
-  const std::string second = records.substr(0, 20 + first_len), third = records.substr(20 + first_len);
-  ASSERT_GT(third.size(), 20u) << "the log should hold two records";
+  const std::uint32_t first_len = record_length(records, 0);
+  const std::string second = records.substr(0, 20 + first_len);
+  ASSERT_GT(records.size(), second.size() + 20u) << "the log should hold two records";
+  const std::string third = records.substr(second.size(), 20 + record_length(records, second.size()));
+  ASSERT_GT(record_length(records, second.size()), 0u) << "the log should hold two records";
   auto values = [&] {
     std::string out;
     sqlite3* db = nullptr;
@@ -184,6 +193,64 @@ TEST(SqliteGroupCommit, AReplayRunsEachRecordOnceInOrderAndStopsAtADamagedOne) {
   { sp::SqliteSaver opened(path); }
   EXPECT_EQ(values(), "1,2,3") << "a record the file holds was run again";
   EXPECT_FALSE(std::filesystem::exists(log));
+}
+
+// The log keeps its size and pages when a group commits: it is emptied by zeroing its first
+// header, and the next records are written over the older ones. A replay after a kill then runs
+// the new records alone, once, however the old ones lie after them (here longer, so the new
+// record ends inside an old one); a log left emptied holds nothing, and a read-only open takes
+// the file.
+TEST(SqliteGroupCommit, ALogWrittenOverAfterACommitReplaysItsNewRecordsAlone) {
+  const std::string path = testing_util::scratch_db("group_over");
+  const std::string log = path + "-redo";
+  auto values = [&] {
+    std::string out;
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, "SELECT group_concat(x) FROM (SELECT x FROM t ORDER BY rowid)", -1, &st, nullptr);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+  };
+  in_killed_child([&](const auto& die_here) {
+    sqlite3* db = sqlite::open(path);
+    sqlite::exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER, pad TEXT)", path);
+    std::recursive_mutex mutex;
+    sqlite::GroupCommit group(db, log, std::chrono::hours(1), mutex);
+    std::lock_guard lock(mutex);
+    for (int i = 1; i <= 4; ++i) sqlite::Stmt(db, "INSERT INTO t VALUES (?1, ?2)").bind(1, i).bind(2, std::string(300, 'p')).run();
+    group.flush();
+    sqlite::Stmt(db, "INSERT INTO t VALUES (?1, ?2)").bind(1, 5).bind(2, std::string("q")).run();
+    sqlite::Stmt(db, "INSERT INTO t VALUES (?1, ?2)").bind(1, 6).bind(2, std::string("q")).run();
+    die_here();
+  });
+  const std::string bytes = file_bytes(log);
+  const std::size_t fifth = 20 + record_length(bytes, 0), sixth = 20 + record_length(bytes, fifth);
+  ASSERT_GT(bytes.size(), fifth + sixth + 20) << "older records lie after the new ones";
+  EXPECT_GT(record_length(bytes, fifth + sixth), 0u) << "the bytes after the new records are an old record's";
+  EXPECT_EQ(values(), "1,2,3,4");
+  { sp::SqliteSaver opened(path); }
+  EXPECT_EQ(values(), "1,2,3,4,5,6") << "the new records run once, the old ones not again";
+  EXPECT_FALSE(std::filesystem::exists(log));
+
+  // Killed right after a commit: the log is emptied, not removed, and holds nothing to replay.
+  in_killed_child([&](const auto& die_here) {
+    sqlite3* db = sqlite::open(path);
+    std::recursive_mutex mutex;
+    sqlite::GroupCommit group(db, log, std::chrono::hours(1), mutex);
+    std::lock_guard lock(mutex);
+    sqlite::Stmt(db, "INSERT INTO t VALUES (?1, ?2)").bind(1, 7).bind(2, std::string(300, 'p')).run();
+    group.flush();
+    die_here();
+  });
+  ASSERT_TRUE(std::filesystem::exists(log));
+  EXPECT_FALSE(sqlite::GroupCommit::left_unreplayed(log));
+  EXPECT_EQ(values(), "1,2,3,4,5,6,7");
+  { sp::SqliteSaver opened(path); }
+  EXPECT_EQ(values(), "1,2,3,4,5,6,7");
 }
 
 TEST(SqliteGroupCommit, OtherConnectionsSeeTheWritesOnceTheGroupCommits) {
