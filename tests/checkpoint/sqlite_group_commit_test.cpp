@@ -101,6 +101,21 @@ void in_killed_child(const std::function<void(const std::function<void()>& die_h
   ASSERT_TRUE(done) << "the child failed before it was killed (exit " << WEXITSTATUS(status) << ")";
 }
 
+/// The column x of table t in `path`, in insertion order, comma-separated (as another
+/// connection sees the file).
+std::string column_x(const std::string& path) {
+  std::string out;
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "SELECT group_concat(x) FROM (SELECT x FROM t ORDER BY rowid)", -1, &st, nullptr);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
 /// The payload length in the header of the redo log record at `at` of `log`.
 std::uint32_t record_length(const std::string& log, std::size_t at) {
   std::uint32_t len = 0;
@@ -167,18 +182,7 @@ TEST(SqliteGroupCommit, AReplayRunsEachRecordOnceInOrderAndStopsAtADamagedOne) {
   ASSERT_GT(records.size(), second.size() + 20u) << "the log should hold two records";
   const std::string third = records.substr(second.size(), 20 + record_length(records, second.size()));
   ASSERT_GT(record_length(records, second.size()), 0u) << "the log should hold two records";
-  auto values = [&] {
-    std::string out;
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(db, "SELECT group_concat(x) FROM (SELECT x FROM t ORDER BY rowid)", -1, &st, nullptr);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return out;
-  };
+  auto values = [&] { return column_x(path); };
   EXPECT_EQ(values(), "1") << "the first group was committed, the rest not";
   // A zeroed header between the two records: the second runs, the third does not.
   write_bytes(log, second + std::string(20, '\0') + third);
@@ -203,18 +207,7 @@ TEST(SqliteGroupCommit, AReplayRunsEachRecordOnceInOrderAndStopsAtADamagedOne) {
 TEST(SqliteGroupCommit, ALogWrittenOverAfterACommitReplaysItsNewRecordsAlone) {
   const std::string path = testing_util::scratch_db("group_over");
   const std::string log = path + "-redo";
-  auto values = [&] {
-    std::string out;
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(db, "SELECT group_concat(x) FROM (SELECT x FROM t ORDER BY rowid)", -1, &st, nullptr);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return out;
-  };
+  auto values = [&] { return column_x(path); };
   in_killed_child([&](const auto& die_here) {
     sqlite3* db = sqlite::open(path);
     sqlite::exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER, pad TEXT)", path);
