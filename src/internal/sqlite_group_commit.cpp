@@ -316,15 +316,17 @@ bool GroupCommit::left_unreplayed(const std::string& log_path) {
   if (::stat(log_path.c_str(), &st) != 0 || st.st_size == 0) return false;
   int fd = ::open(log_path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  char head[kHeader];
-  ssize_t n = ::pread(fd, head, sizeof head, 0);
-  std::uint32_t len = 0;
-  if (n == static_cast<ssize_t>(kHeader)) std::memcpy(&len, head, 4);
-  std::string first(kHeader + len, '\0');
-  const bool whole = n == static_cast<ssize_t>(kHeader) && len <= static_cast<std::uint64_t>(st.st_size) &&
-                     ::pread(fd, first.data(), first.size(), 0) == static_cast<ssize_t>(first.size());
   // A mapped log keeps its size when emptied: only a first record that checks is left over.
-  const bool holds = whole && begins_with_record(first);
+  char head[kHeader];
+  std::uint32_t len = 0;
+  bool holds = ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(kHeader);
+  if (holds) std::memcpy(&len, head, 4);
+  holds = holds && kHeader + len <= static_cast<std::uint64_t>(st.st_size);  // (a torn length: no allocation)
+  if (holds) {
+    std::string first(kHeader + len, '\0');
+    holds = ::pread(fd, first.data(), first.size(), 0) == static_cast<ssize_t>(first.size()) &&
+            begins_with_record(first);
+  }
   const bool free = holds && ::flock(fd, LOCK_SH | LOCK_NB) == 0;
   ::close(fd);
   return free;

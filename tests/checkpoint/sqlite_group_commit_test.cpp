@@ -244,6 +244,9 @@ TEST(SqliteGroupCommit, ALogWrittenOverAfterACommitReplaysItsNewRecordsAlone) {
   EXPECT_EQ(values(), "1,2,3,4,5,6,7");
   { sp::SqliteSaver opened(path); }
   EXPECT_EQ(values(), "1,2,3,4,5,6,7");
+  // A first header torn to a huge length holds nothing either (and is not read as one).
+  write_bytes(log, std::string("\xff\xff\xff\xff", 4) + std::string(4096, '\x01'));
+  EXPECT_FALSE(sqlite::GroupCommit::left_unreplayed(log));
 }
 
 TEST(SqliteGroupCommit, OtherConnectionsSeeTheWritesOnceTheGroupCommits) {
