@@ -43,6 +43,20 @@ TEST(JsonText, WritesWhatDumpWrites) {
   same(json::binary({1, 2, 3}));
 }
 
+// Text is checked eight bytes at a time: every byte that needs escaping (or is not ASCII), and
+// the bytes either side of each limit, at every place in a word and in the tail after the words.
+TEST(JsonText, EveryByteToEscapeIsFoundWhereverItStands) {
+  const std::string probes[] = {std::string(1, '\0'), "\x01", "\x1f", " ", "!", "\"", "#", "[", "\\", "]", "~", "\x7f", "\xc3\xa9"};
+  for (const std::string& probe : probes)
+    for (std::size_t len = 1; len <= 19; ++len)
+      for (std::size_t at = 0; at < len; ++at) {
+        std::string text(len, 'a');
+        text.replace(at, 1, probe);
+        same(text);
+        same(json::object({{text, 1}}));
+      }
+}
+
 TEST(JsonText, InvalidUtf8ThrowsAsDumpDoesOrIsReplaced) {
   const json bad = json::object({{"k", std::string("ok \xff\xfe end")}});
   EXPECT_THROW(bad.dump(), json::type_error);
