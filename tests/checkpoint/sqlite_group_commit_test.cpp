@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -152,6 +153,35 @@ TEST(SqliteGroupCommit, AWriteThatReturnedSurvivesTheProcessBeingKilledBeforeIts
   EXPECT_EQ(reopened.list({.thread_id = "t"}).size(), 4u);
   EXPECT_EQ(rows_seen_elsewhere(path, "checkpoints"), 4) << "the replay was committed";
   EXPECT_FALSE(std::filesystem::exists(path + "-redo")) << "the replayed log is removed";
+}
+
+// Where the log cannot be mapped (SUPERSTEP_REDO_LOG_WRITE=1 asks for that path), each record
+// is appended with write() and the log holds its records and nothing after them; a killed
+// process's writes are replayed alike.
+TEST(SqliteGroupCommit, AnUnmappedLogAppendsItsRecordsAndIsReplayedAlike) {
+  const std::string path = testing_util::scratch_db("group_unmapped");
+  ::setenv("SUPERSTEP_REDO_LOG_WRITE", "1", 1);
+  in_killed_child([&](const auto& die_here) {
+    sp::SqliteSaver saver(path, kGrouped);
+    sp::CheckpointConfig at{"t", "", std::nullopt};
+    for (int i = 1; i <= 3; ++i)
+      at = saver.put(at, cp("c" + std::to_string(i), {{"k", i}}, {{"k", i}}), {{"step", i}}, {{"k", i}});
+    die_here();
+  });
+  ::unsetenv("SUPERSTEP_REDO_LOG_WRITE");
+  const std::string bytes = file_bytes(path + "-redo");
+  std::size_t at = 0, records = 0;
+  while (at < bytes.size()) {
+    at += 20 + record_length(bytes, at);
+    ++records;
+  }
+  EXPECT_EQ(at, bytes.size()) << "whole records, nothing after them";
+  EXPECT_EQ(records, 3u);
+  sp::SqliteSaver reopened(path);
+  auto t = reopened.get_tuple({"t", "", std::nullopt});
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->checkpoint.id, "c3");
+  EXPECT_EQ(reopened.list({.thread_id = "t"}).size(), 3u);
 }
 
 // The records a group commit already stored are not run again (the mark), whatever the log
