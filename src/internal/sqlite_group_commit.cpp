@@ -2,9 +2,11 @@
 #include "internal/sqlite_group_commit.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -141,8 +143,12 @@ void write_mark(sqlite3* db, std::uint64_t seq, const std::string& path) {
 }
 
 /// Runs the statements of each whole record of `log` numbered above `mark`, in order; stops at
-/// the first torn or damaged one. Returns the highest number read (`mark` when none is higher).
-std::uint64_t replay(sqlite3* db, std::string_view log, std::uint64_t mark, const std::string& path) {
+/// the first torn or damaged one, and at a gap in the numbers: records are numbered one after
+/// another, and the first above the mark is the one after it (`from_mark`; the replay of a
+/// group's own records into a new transaction starts wherever they do). Returns the highest
+/// number read (`mark` when none is higher).
+std::uint64_t replay(sqlite3* db, std::string_view log, std::uint64_t mark, const std::string& path,
+                     bool from_mark = true) {
   std::unordered_map<std::string_view, sqlite3_stmt*> prepared;
   struct Finalize {
     std::unordered_map<std::string_view, sqlite3_stmt*>& p;
@@ -158,8 +164,10 @@ std::uint64_t replay(sqlite3* db, std::string_view log, std::uint64_t mark, cons
     std::string_view rest = log;
     if (!take(rest, len) || !take(rest, seq) || !take(rest, sum) || rest.size() < len) break;
     std::string_view payload = rest.substr(0, len);
-    // Numbers only grow: a record out of order is not this log's next one.
-    if (checksum(seq, payload) != sum || seq <= previous) break;
+    // A record out of order is not this log's next one (an older record written over, or a
+    // region a power loss left from another time); one past a gap would run without those lost.
+    if (checksum(seq, payload) != sum || (previous != 0 && seq != previous + 1)) break;
+    if (previous == 0 && from_mark && seq > mark + 1) break;
     previous = seq;
     log = rest.substr(len);
     if (seq <= mark) continue;
@@ -366,7 +374,7 @@ void GroupCommit::recover() {
     exec_raw(db_, "BEGIN IMMEDIATE", "group commit");
     open_ = true;
     opened_at_ = std::chrono::steady_clock::now();
-    replay(db_, pending(), 0, log_path_);
+    replay(db_, pending(), 0, log_path_, /*from_mark=*/false);
   } catch (const Error& e) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     open_ = false;
@@ -526,7 +534,13 @@ void GroupCommit::maybe_flush() {
 
 bool GroupCommit::map(std::size_t size) {
   // Blocks allocated up front: a store into a mapped page the file system cannot back (a full
-  // disk) would be a SIGBUS, where write() returns ENOSPC.
+  // disk) would be a SIGBUS, where write() returns ENOSPC. That holds only where a file's
+  // blocks are written over in place (ext4, XFS, tmpfs): a copy-on-write file system (btrfs,
+  // ZFS) needs new space for every page written over, so there the log is appended to.
+  struct statfs fs {};
+  if (::fstatfs(fd_, &fs) != 0) return false;
+  const auto type = static_cast<unsigned long>(fs.f_type);
+  if (type != EXT4_SUPER_MAGIC && type != XFS_SUPER_MAGIC && type != TMPFS_MAGIC) return false;
   if (::fallocate(fd_, 0, 0, static_cast<off_t>(size)) != 0) return false;
   void* m = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
   if (m == MAP_FAILED) return false;

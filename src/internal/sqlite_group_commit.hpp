@@ -4,8 +4,9 @@
 // parameters are stored into `<file>-redo` when the unit ends. The log is a file of preallocated
 // blocks mapped into memory (MAP_SHARED), so a record is in the file (the kernel's page cache)
 // once copied, with no system call; it is emptied after each group commit by zeroing its first
-// header, keeping its pages. Where the file system cannot allocate the blocks, records are
-// appended with one write() each and the log is truncated instead.
+// header, keeping its pages. Where the file system cannot allocate the blocks or would not
+// write them over in place (copy-on-write), records are appended with one write() each and the
+// log is truncated instead.
 //
 // Why: SQLite's WAL logs whole pages. A server run commits about six times, each commit writing
 // and checksumming about five 4 KiB pages (most of them only a row changed), and the kernel's
@@ -19,9 +20,9 @@
 // stored, in that commit), in order, in one transaction, then empties the log: the statements
 // are deterministic, and replayed on the state they first ran on. A record is its length, its
 // number, a checksum and its statements; a torn last record (the process died in its write)
-// fails its checksum and is dropped, as its unit was never acknowledged; the records written
-// over an emptied log end at the first header that does not check or is numbered below the one
-// before it (an older record's).
+// fails its checksum and is dropped, as its unit was never acknowledged; records are numbered
+// one after another, so the records written over an emptied log end at the first header that
+// does not check or does not follow the one before it (an older record's).
 //
 // Readers on this connection see every unit at once (they are in its transaction); other
 // connections see the file as of the last group commit, and their writes wait for a commit (a
@@ -127,7 +128,7 @@ class GroupCommit {
   /// Whether SQLite ended the group's transaction behind its back; then marks the unit lost and
   /// recovers.
   bool dropped();
-  /// After SQLite dropped the group's transaction: replays `pending_` into a new one.
+  /// After SQLite dropped the group's transaction: replays pending() into a new one.
   void recover();
 
   sqlite3* db_;
