@@ -60,6 +60,13 @@ std::uint64_t checksum(std::uint64_t seq, std::string_view s) {
   return h ^ (h >> 32);
 }
 
+/// Whether the file system writes a file's allocated blocks over in place (the log is mapped
+/// there only: see GroupCommit::map).
+bool written_over_in_place(const struct statfs& fs) {
+  const auto type = static_cast<unsigned long>(fs.f_type);
+  return type == EXT4_SUPER_MAGIC || type == XFS_SUPER_MAGIC || type == TMPFS_MAGIC;
+}
+
 /// Whether `log` begins with a whole record that checks: a log whose first header is zeroed
 /// (emptied after a commit) or torn holds nothing to replay.
 bool begins_with_record(std::string_view log) {
@@ -326,6 +333,11 @@ void GroupCommit::replay_left(sqlite3* db, const std::string& log_path) {
   ::close(fd);
 }
 
+bool GroupCommit::maps_log_in(const std::string& dir) {
+  struct statfs fs {};
+  return ::statfs(dir.c_str(), &fs) == 0 && written_over_in_place(fs);
+}
+
 bool GroupCommit::left_unreplayed(const std::string& log_path) {
   struct stat st {};
   if (::stat(log_path.c_str(), &st) != 0 || st.st_size == 0) return false;
@@ -538,9 +550,7 @@ bool GroupCommit::map(std::size_t size) {
   // blocks are written over in place (ext4, XFS, tmpfs): a copy-on-write file system (btrfs,
   // ZFS) needs new space for every page written over, so there the log is appended to.
   struct statfs fs {};
-  if (::fstatfs(fd_, &fs) != 0) return false;
-  const auto type = static_cast<unsigned long>(fs.f_type);
-  if (type != EXT4_SUPER_MAGIC && type != XFS_SUPER_MAGIC && type != TMPFS_MAGIC) return false;
+  if (::fstatfs(fd_, &fs) != 0 || !written_over_in_place(fs)) return false;
   if (::fallocate(fd_, 0, 0, static_cast<off_t>(size)) != 0) return false;
   void* m = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
   if (m == MAP_FAILED) return false;

@@ -69,6 +69,9 @@ class GroupCommit {
   /// not group (any saver or store opening the file): nothing when there is no log or its owner
   /// still has it. Throws: Error naming the log.
   static void replay_left(sqlite3* db, const std::string& log_path);
+  /// Whether a log in folder `dir` is mapped (its file system writes blocks over in place: ext4,
+  /// XFS, tmpfs), not appended to with write().
+  static bool maps_log_in(const std::string& dir);
   /// Whether `log_path` holds records nobody is replaying (a read-only connection cannot).
   static bool left_unreplayed(const std::string& log_path);
 

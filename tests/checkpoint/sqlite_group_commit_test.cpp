@@ -5,10 +5,8 @@
 // nothing and the others stay. The suite of every saver also runs on a grouped SqliteSaver
 // (saver_cases.hpp: "sqlite_grouped").
 #include <gtest/gtest.h>
-#include <linux/magic.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +21,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "internal/sqlite.hpp"
 #include "internal/sqlite_group_commit.hpp"
@@ -126,6 +125,34 @@ std::uint32_t record_length(const std::string& log, std::size_t at) {
   return len;
 }
 
+/// Runs `write` in a child killed after it (see in_killed_child) on `path`'s connection, whose
+/// commits a GroupCommit groups with its log at `path`-redo and never commits on its own; the
+/// table t (x INTEGER, pad TEXT) is made first when `make_table`.
+void in_killed_grouping_child(const std::string& path, bool make_table,
+                              const std::function<void(sqlite3*, sqlite::GroupCommit&)>& write) {
+  in_killed_child([&](const auto& die_here) {
+    sqlite3* db = sqlite::open(path);
+    if (make_table) sqlite::exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER, pad TEXT)", path);
+    std::recursive_mutex mutex;
+    sqlite::GroupCommit group(db, path + "-redo", std::chrono::hours(1), mutex);
+    std::lock_guard lock(mutex);
+    write(db, group);
+    die_here();
+  });
+}
+
+/// The first `n` records of the redo log `log` (its bytes), each whole.
+std::vector<std::string> first_records(const std::string& log, std::size_t n) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; out.size() < n && at + 20 <= log.size();) {
+    std::uint32_t len = 0;
+    std::memcpy(&len, log.data() + at, 4);
+    out.push_back(log.substr(at, 20 + len));
+    at += 20 + len;
+  }
+  return out;
+}
+
 const sp::SqliteSaver::Options kGrouped{.group_commit = std::chrono::hours(1)};  // never on its own
 
 TEST(SqliteGroupCommit, AWriteThatReturnedSurvivesTheProcessBeingKilledBeforeItsGroupCommits) {
@@ -163,19 +190,12 @@ TEST(SqliteGroupCommit, AWriteThatReturnedSurvivesTheProcessBeingKilledBeforeIts
 TEST(SqliteGroupCommit, AReplayStopsAtAGapInTheNumbers) {
   const std::string path = testing_util::scratch_db("group_gap");
   const std::string log = path + "-redo";
-  in_killed_child([&](const auto& die_here) {
-    sqlite3* db = sqlite::open(path);
-    sqlite::exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER)", path);
-    std::recursive_mutex mutex;
-    sqlite::GroupCommit group(db, log, std::chrono::hours(1), mutex);
-    std::lock_guard lock(mutex);
-    for (int i = 1; i <= 3; ++i) sqlite::Stmt(db, "INSERT INTO t VALUES (?1)").bind(1, i).run();
-    die_here();
+  in_killed_grouping_child(path, true, [](sqlite3* db, sqlite::GroupCommit&) {
+    for (int i = 1; i <= 3; ++i) sqlite::Stmt(db, "INSERT INTO t (x) VALUES (?1)").bind(1, i).run();
   });
-  const std::string bytes = file_bytes(log);
-  const std::size_t l1 = 20 + record_length(bytes, 0), l2 = 20 + record_length(bytes, l1),
-                    l3 = 20 + record_length(bytes, l1 + l2);
-  const std::string r1 = bytes.substr(0, l1), r2 = bytes.substr(l1, l2), r3 = bytes.substr(l1 + l2, l3);
+  const std::vector<std::string> r = first_records(file_bytes(log), 3);
+  ASSERT_EQ(r.size(), 3u);
+  const std::string &r1 = r[0], &r2 = r[1], &r3 = r[2];
   write_bytes(log, r1 + r3 + r2);
   { sp::SqliteSaver opened(path); }
   EXPECT_EQ(column_x(path), "1") << "the third does not follow the first";
@@ -224,17 +244,11 @@ TEST(SqliteGroupCommit, AnUnmappedLogAppendsItsRecordsAndIsReplayedAlike) {
 TEST(SqliteGroupCommit, AReplayRunsEachRecordOnceInOrderAndStopsAtADamagedOne) {
   const std::string path = testing_util::scratch_db("group_once");
   const std::string log = path + "-redo";
-  in_killed_child([&](const auto& die_here) {
-    sqlite3* db = sqlite::open(path);
-    sqlite::exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER)", path);
-    std::recursive_mutex mutex;
-    sqlite::GroupCommit group(db, log, std::chrono::hours(1), mutex);
-    std::lock_guard lock(mutex);
-    sqlite::Stmt(db, "INSERT INTO t VALUES (?1)").bind(1, 1).run();
+  in_killed_grouping_child(path, true, [](sqlite3* db, sqlite::GroupCommit& group) {
+    sqlite::Stmt(db, "INSERT INTO t (x) VALUES (?1)").bind(1, 1).run();
     group.flush();
-    sqlite::Stmt(db, "INSERT INTO t VALUES (?1)").bind(1, 2).run();
-    sqlite::Stmt(db, "INSERT INTO t VALUES (?1)").bind(1, 3).run();
-    die_here();
+    sqlite::Stmt(db, "INSERT INTO t (x) VALUES (?1)").bind(1, 2).run();
+    sqlite::Stmt(db, "INSERT INTO t (x) VALUES (?1)").bind(1, 3).run();
   });
   const std::string records = file_bytes(log);
   // (The log is mapped and preallocated: zeros follow its records.)
@@ -268,24 +282,15 @@ TEST(SqliteGroupCommit, AReplayRunsEachRecordOnceInOrderAndStopsAtADamagedOne) {
 // the file.
 TEST(SqliteGroupCommit, ALogWrittenOverAfterACommitReplaysItsNewRecordsAlone) {
   const std::string path = testing_util::scratch_db("group_over");
-  struct statfs fs {};
-  ASSERT_EQ(::statfs(std::filesystem::path(path).parent_path().c_str(), &fs), 0);
-  const auto type = static_cast<unsigned long>(fs.f_type);
-  if (type != EXT4_SUPER_MAGIC && type != XFS_SUPER_MAGIC && type != TMPFS_MAGIC)
+  if (!sqlite::GroupCommit::maps_log_in(std::filesystem::path(path).parent_path()))
     GTEST_SKIP() << "the redo log is mapped on ext4, XFS and tmpfs only (appended to elsewhere)";
   const std::string log = path + "-redo";
   auto values = [&] { return column_x(path); };
-  in_killed_child([&](const auto& die_here) {
-    sqlite3* db = sqlite::open(path);
-    sqlite::exec(db, "PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER, pad TEXT)", path);
-    std::recursive_mutex mutex;
-    sqlite::GroupCommit group(db, log, std::chrono::hours(1), mutex);
-    std::lock_guard lock(mutex);
+  in_killed_grouping_child(path, true, [](sqlite3* db, sqlite::GroupCommit& group) {
     for (int i = 1; i <= 4; ++i) sqlite::Stmt(db, "INSERT INTO t VALUES (?1, ?2)").bind(1, i).bind(2, std::string(300, 'p')).run();
     group.flush();
     sqlite::Stmt(db, "INSERT INTO t VALUES (?1, ?2)").bind(1, 5).bind(2, std::string("q")).run();
     sqlite::Stmt(db, "INSERT INTO t VALUES (?1, ?2)").bind(1, 6).bind(2, std::string("q")).run();
-    die_here();
   });
   const std::string bytes = file_bytes(log);
   const std::size_t fifth = 20 + record_length(bytes, 0), sixth = 20 + record_length(bytes, fifth);
@@ -297,14 +302,9 @@ TEST(SqliteGroupCommit, ALogWrittenOverAfterACommitReplaysItsNewRecordsAlone) {
   EXPECT_FALSE(std::filesystem::exists(log));
 
   // Killed right after a commit: the log is emptied, not removed, and holds nothing to replay.
-  in_killed_child([&](const auto& die_here) {
-    sqlite3* db = sqlite::open(path);
-    std::recursive_mutex mutex;
-    sqlite::GroupCommit group(db, log, std::chrono::hours(1), mutex);
-    std::lock_guard lock(mutex);
+  in_killed_grouping_child(path, false, [](sqlite3* db, sqlite::GroupCommit& group) {
     sqlite::Stmt(db, "INSERT INTO t VALUES (?1, ?2)").bind(1, 7).bind(2, std::string(300, 'p')).run();
     group.flush();
-    die_here();
   });
   ASSERT_TRUE(std::filesystem::exists(log));
   EXPECT_FALSE(sqlite::GroupCommit::left_unreplayed(log));
