@@ -2,7 +2,7 @@
 // the multitask strategies on a busy thread.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { client, collect, rejectsHttp, runDone, runReaches, settledThread, sleep, REFERENCE, UUID } from "./harness.mjs";
+import { client, collect, rejectsHttp, runDone, runReaches, runReachesNode, settledThread, sleep, REFERENCE, UUID } from "./harness.mjs";
 
 const c = client();
 
@@ -131,7 +131,7 @@ test("joinStream on a live run (not resumable) follows it to the end", async () 
 test("runs.cancel (interrupt, wait): the run ends interrupted and the thread is no longer busy", async () => {
   const t = await c.threads.create();
   const run = await c.runs.create(t.thread_id, "sleep", { input: { seconds: 5 } });
-  await runReaches(c, t.thread_id, run.run_id, "running");
+  await runReachesNode(c, t.thread_id, run.run_id, "sleep");
   const started = Date.now();
   assert.equal(await c.runs.cancel(t.thread_id, run.run_id, true), undefined);
   assert.ok(Date.now() - started < 4000, "cancel stops the sleeping node");
@@ -209,7 +209,7 @@ test("multitask enqueue: the second run starts after the first, from its final s
 test("multitask interrupt: the running run is cancelled, the new one runs on its checkpoints", async () => {
   const t = await c.threads.create();
   const first = await c.runs.create(t.thread_id, "sleep", { input: { seconds: 5 } });
-  await runReaches(c, t.thread_id, first.run_id, "running");
+  await runReachesNode(c, t.thread_id, first.run_id, "sleep");
   const second = await c.runs.create(t.thread_id, "sleep", { input: { seconds: 0.1 }, multitaskStrategy: "interrupt" });
   assert.deepEqual(await c.runs.join(t.thread_id, second.run_id), { seconds: 0.1, done: true });
   const a = await runDone(c, t.thread_id, first.run_id);
@@ -228,7 +228,7 @@ test("multitask interrupt: the running run is cancelled, the new one runs on its
 test("multitask rollback: the running run is cancelled and deleted with its checkpoints", async () => {
   const t = await c.threads.create();
   const first = await c.runs.create(t.thread_id, "sleep", { input: { seconds: 5 } });
-  await runReaches(c, t.thread_id, first.run_id, "running");
+  await runReachesNode(c, t.thread_id, first.run_id, "sleep");
   const second = await c.runs.create(t.thread_id, "sleep", { input: { seconds: 0.1 }, multitaskStrategy: "rollback" });
   assert.deepEqual(await c.runs.join(t.thread_id, second.run_id), { seconds: 0.1, done: true });
   assert.equal((await c.runs.get(t.thread_id, second.run_id)).status, "success");
@@ -252,7 +252,7 @@ test("on_disconnect: cancel stops the run when the client goes away; the default
       for await (const e of c.runs.stream(t.thread_id, "sleep", { input: { seconds: 1 }, onDisconnect, signal: abort.signal })) {
         if (e.event === "metadata") {
           runId = e.data.run_id;
-          await runReaches(c, t.thread_id, runId, "running");
+          await runReachesNode(c, t.thread_id, runId, "sleep");
           abort.abort(); // the SDK closes the connection (it may end the iteration or throw)
         }
       }

@@ -217,6 +217,22 @@ export async function runReaches(c, threadId, runId, status, timeoutMs = 10000) 
 }
 
 /**
+ * Polls until run `runId` is running with its latest checkpoint before node `node` (the thread's
+ * state has `next` holding it). "running" alone says the run was handed to a worker, not that it
+ * saved its input yet: a run stopped before its first checkpoint leaves the thread as it was.
+ */
+export async function runReachesNode(c, threadId, runId, node, timeoutMs = 10000) {
+  await runReaches(c, threadId, runId, "running", timeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const state = await c.threads.getState(threadId);
+    if (state.metadata?.run_id === runId && state.next.includes(node)) return state;
+    if (Date.now() > deadline) throw new Error(`run ${runId} has not reached node ${node} after ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
+/**
  * The thread once the run that just returned (wait/stream/join) has been recorded on it.
  * superstep must have updated the thread (status, values, interrupts) by the time a wait, join
  * or stream returns. The reference sets the thread's status only after the run's stream has
