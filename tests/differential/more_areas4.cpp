@@ -6,6 +6,7 @@
 // with goto or update while a subgraph is paused, a compiled graph invoked inside a node (not as
 // a subgraph), checkpoints/debug with subgraphs across a nested resume, max_concurrency 1 with
 // an interrupting Send or pulled node, the checkpoints parts of a run with durability exit.
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -372,7 +373,8 @@ Register cache_node{{"cache_node", false, [](Ctx& c) {
   }, std::vector<std::string>{"fan"});
   g.add_edge("fan", "after").add_edge("after", sp::END);
   auto app = g.compile(c.plain({.cache = std::make_shared<sp::InMemoryCache>()}));
-  auto flush = [&] {
+  auto flush = [&] {  // sorted: the two Send tasks of one step may run in either order
+    std::sort(runs->begin(), runs->end());
     std::string line;
     for (const std::string& r : *runs) line += (line.empty() ? "" : ",") + r;
     note(line);

@@ -23,15 +23,17 @@ using sp::json;
 using Mode = sp::StreamMode;
 
 /// What a scenario runs with: the saver (fresh per run; null for scenarios without one).
-/// The one-worker executor every scenario's graphs run on (Ctx::plain, Ctx::opts): parallel
-/// tasks finish in plan order, as LangGraph.js' synchronous nodes.
+/// The one-worker executor every scenario's graphs run on (Ctx::plain, Ctx::opts). A step whose
+/// parts are all streamed after it (only values, updates or checkpoints wanted) runs its tasks on
+/// the consumer's thread and that worker together, so they may finish in either order; other
+/// steps run their synchronous tasks in plan order on the worker. (normalize.mjs sorts runs of
+/// `updates` parts: a scenario must not print anything else in completion order.)
 std::shared_ptr<sp::ThreadPool> one_worker();
 
 struct Ctx {
   std::shared_ptr<sp::CheckpointSaver> saver;
   std::string saver_name;
-  /// Compile options with the saver and a one-worker executor: parallel tasks then finish in
-  /// plan order, as LangGraph.js' synchronous nodes do, so `updates` parts arrive in one order.
+  /// Compile options with the saver and the one-worker executor (one_worker()).
   sp::CompileOptions opts(sp::CompileOptions o = {}) const;
   /// Same without the checkpointer (a scenario comparing with and without one).
   sp::CompileOptions plain(sp::CompileOptions o = {}) const;
