@@ -100,7 +100,7 @@ test("threads.joinStream: every event of the thread's runs, each opened by metad
       if (!ac.signal.aborted) throw err;
     }
   })();
-  await sleep(150); // the stream is open before the runs start
+  await sleep(500); // the stream is open before the runs start (no event tells: a margin for a loaded debug build)
   const r1 = await c.runs.create(t.thread_id, "loop", { input: { target: 2 } });
   await c.runs.join(t.thread_id, r1.run_id);
   const r2 = await c.runs.create(t.thread_id, "loop", { input: { target: 3 } });
@@ -128,7 +128,7 @@ test("threads.joinStream: every event of the thread's runs, each opened by metad
       if (!ac2.signal.aborted) throw err;
     }
   })();
-  await sleep(150);
+  await sleep(500);
   await c.runs.wait(t.thread_id, "loop", { input: { target: 1 } });
   await Promise.race([reading2, sleep(10000).then(() => ac2.abort())]);
   assert.deepEqual(life.map((e) => e.event), ["metadata", "end"]);
