@@ -67,7 +67,7 @@ TEST(MessagesStream, TokensArriveWhileTheNodeRunsWithTheTasksMetadata) {
   EXPECT_EQ(tokens, (std::vector<std::string>{"Hell", "o wo", "rld!"}));
   // greet's returned message is shown once; agent's reply was streamed, so it is not repeated.
   EXPECT_EQ(order, (std::vector<std::string>{"message:greet-1", "update:greet", "token", "token", "token", "update:agent"}));
-  EXPECT_GE(agent_update - first_token, 250ms);
+  EXPECT_GE(agent_update - first_token, 150ms);  // the node sleeps 300 ms after the reply (a consumer that read the first token late narrows the gap)
   EXPECT_EQ(meta["langgraph_node"], "agent");
   EXPECT_EQ(meta["langgraph_step"], 2);
   EXPECT_EQ(meta["langgraph_triggers"], json({"branch:to:agent"}));
@@ -132,10 +132,8 @@ TEST(MessagesStream, TwoHundredWaitingModelCallsShareTwoThreads) {
   json out = app.invoke(json::object());
   auto took = std::chrono::steady_clock::now() - t0;
   EXPECT_EQ(out["done"], 200);
-#if defined(__SANITIZE_THREAD__)
-  const auto limit = 6000ms;  // ThreadSanitizer slows every thread several times over
-#else
-  const auto limit = 1500ms;
-#endif
-  EXPECT_LT(took, limit) << "server saw at most " << server.max_concurrent() << " requests at once";  // one at a time would take 40 s; one per thread, 20 s
+  // One call per thread at a time would keep at most 2 waiting at once and take 20 s. (The time
+  // bound is wide: sanitizers and a loaded machine slow every thread several times over.)
+  EXPECT_GE(server.max_concurrent(), 10);
+  EXPECT_LT(took, 10s) << "server saw at most " << server.max_concurrent() << " requests at once";
 }

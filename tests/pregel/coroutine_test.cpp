@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
 #include <latch>
+#include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "test_util.hpp"
 
@@ -88,6 +91,48 @@ TEST(Coroutine, MaxConcurrencyCountsSuspendedCoroutines) {
 }
 
 namespace {
+/// Where `n` waiting nodes meet: each awaits arrive(); all resume once the n-th arrived, with
+/// true. Tells "all were suspended at once" without a timer that must outlast starting them
+/// (which a sanitizer build on a loaded machine may not). After 60 s it opens anyway, with
+/// false, so a run that never arrives fails the test instead of hanging it.
+class Gate {
+ public:
+  explicit Gate(int n) : n_(n), watchdog_([this] {
+    std::unique_lock lock(mutex_);
+    if (!opened_.wait_for(lock, 60s, [this] { return open_; })) open_locked(false);
+  }) {}
+  ~Gate() {
+    {
+      std::lock_guard lock(mutex_);
+      open_locked(false);
+    }
+    watchdog_.join();
+  }
+  auto arrive(const sp::Runtime& rt) {
+    return sp::await_callback<bool>(rt, [this](sp::Completion<bool> c) {
+      std::lock_guard lock(mutex_);
+      if (open_) return c.complete(false);
+      waiting_.push_back(std::move(c));
+      if (static_cast<int>(waiting_.size()) == n_) open_locked(true);
+    });
+  }
+
+ private:
+  void open_locked(bool all_came) {
+    if (open_) return;
+    open_ = true;
+    for (auto& c : waiting_) c.complete(all_came);
+    waiting_.clear();
+    opened_.notify_all();
+  }
+  const int n_;
+  std::mutex mutex_;
+  std::condition_variable opened_;
+  bool open_ = false;
+  std::vector<sp::Completion<bool>> waiting_;
+  std::thread watchdog_;  // last: started once the members it reads exist
+};
+
 sp::Task<int> add_later(const sp::Runtime& rt, int a, int b) {
   co_await sp::sleep_for(rt, 1ms);
   co_return a + b;
@@ -196,11 +241,12 @@ TEST(AsyncInvoke, SameResultAsInvoke) {
 }
 
 TEST(AsyncInvoke, ThousandRunsWaitingAtOnceShareTwoThreads) {
-  // Each run: a plain node, then a node waiting 1 s, then a plain node. Driven by ainvoke, no
-  // run holds a thread while its node waits: the thousand waits overlap (starting them all
-  // takes well under the second, even under sanitizers).
+  // Each run: a plain node, then a node waiting at a gate until all thousand wait there, then a
+  // plain node. Driven by ainvoke, no run holds a thread while its node waits: the thousand
+  // waits overlap (a run holding one of the two threads would keep the gate shut).
   constexpr int kRuns = 1000;
   std::atomic<int> waiting{0}, peak{0};
+  Gate gate(kRuns);
   std::mutex m;
   std::set<std::thread::id> threads;
   sp::StateGraph g(trace_schema());
@@ -209,8 +255,12 @@ TEST(AsyncInvoke, ThousandRunsWaitingAtOnceShareTwoThreads) {
     int now = ++waiting;
     for (int p = peak.load(); now > p && !peak.compare_exchange_weak(p, now);) {
     }
-    co_await sp::sleep_for(rt, 1000ms);
+    const bool all_came = co_await gate.arrive(rt);
+    EXPECT_TRUE(all_came) << "the gate opened after 60 s: not every run got there";
     --waiting;
+    // (The last to arrive opened the gate and went on without suspending, on whatever thread
+    // ran it, maybe the test's own: a timer makes every node resume where the pool runs it.)
+    co_await sp::sleep_for(rt, 1ms);
     {
       std::lock_guard lock(m);
       threads.insert(std::this_thread::get_id());
@@ -317,10 +367,12 @@ TEST(AStream, GivesTheSamePartsAsStreamAndReportsTheRunsError) {
 }
 
 TEST(AStream, HundredsOfOpenStreamsShareTwoWorkerThreads) {
-  // Every stream's node awaits a timer; all are suspended at once, consumers included, on a
-  // two-worker executor (a consumer blocking a worker would cap the peak at two).
+  // Every stream's node awaits a gate that opens once all of them wait there; all are suspended
+  // at once, consumers included, on a two-worker executor (a consumer blocking a worker would
+  // keep the gate shut).
   constexpr int kStreams = 300;
   std::atomic<int> waiting{0}, peak{0};
+  Gate gate(kStreams);
   sp::StateGraph g(trace_schema());
   g.add_node("io", [&](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
     int w = ++waiting;
@@ -328,7 +380,8 @@ TEST(AStream, HundredsOfOpenStreamsShareTwoWorkerThreads) {
     while (w > p && !peak.compare_exchange_weak(p, w)) {
     }
     rt.stream_writer(json{{"waiting", true}});
-    co_await sp::sleep_for(rt, 100ms);
+    const bool all_came = co_await gate.arrive(rt);
+    EXPECT_TRUE(all_came) << "the gate opened after 60 s: not every stream got there";
     --waiting;
     co_return json{{"trace", {"io"}}};
   });

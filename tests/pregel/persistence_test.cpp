@@ -1306,16 +1306,18 @@ TEST_P(Persistence, AStopWakesANodeAwaitingATimerOrACallbackAndTheResumeRunsItAg
   // RunCancelledError there, the run ends with it, its sibling's writes are kept, and null input
   // runs the stopped node again.
   std::stop_source stop;
-  std::atomic<int> slept{0}, called{0}, sibling_ran{0};
+  std::atomic<int> slept{0}, called{0}, sibling_ran{0}, waiting{0};
   double seconds = 30;
   sp::StateGraph g(trace_schema());
   g.add_node("sleeper", [&](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
+    ++waiting;
     co_await sp::sleep_for(rt, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds)));
     ++slept;
     co_return json{{"trace", {"sleeper"}}};
   });
   g.add_node("caller", [&](const sp::State&, sp::Runtime& rt) -> sp::Task<sp::NodeResult> {
     // an operation that never completes by itself unless the run goes on
+    ++waiting;
     json v = co_await sp::await_callback<json>(rt, [&](sp::Completion<json> done) {
       if (seconds < 1) done.complete("answered");
     });
@@ -1331,8 +1333,8 @@ TEST_P(Persistence, AStopWakesANodeAwaitingATimerOrACallbackAndTheResumeRunsItAg
   sp::RunConfig config = cfg("stop-wakes");
   config.durability = sp::Durability::sync;
   config.stop = stop.get_token();
-  std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::thread stopper([&] {  // once the sibling ran and the other two wait (a stop before would end the run sooner)
+    for (int i = 0; i < 1000 && (sibling_ran < 1 || waiting < 2); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     stop.request_stop();
   });
   auto t0 = std::chrono::steady_clock::now();
@@ -1479,7 +1481,7 @@ TEST(ThreadClaims, PostgresRefusesASecondRunFromAnotherSaverAndFreesTheThreadWhe
   pg_exec(schema.dsn, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'claim_a_" +
                           std::to_string(::getpid()) + "'");
   std::unique_ptr<sp::ThreadClaim> taken;
-  for (int i = 0; i < 100 && !taken; ++i) {
+  for (int i = 0; i < 1000 && !taken; ++i) {
     taken = b->claim_thread("t", "");
     if (!taken) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

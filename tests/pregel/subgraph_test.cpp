@@ -714,7 +714,7 @@ TEST(SubgraphStreams, SubgraphTasksAwaitingTheirCoroutineNodesHoldNoThread) {
       while (w > p && !peak->compare_exchange_weak(p, w)) {
       }
       rt.stream_writer(json{{name, "waiting"}});
-      co_await sp::sleep_for(rt, 60ms);
+      co_await sp::sleep_for(rt, 250ms);
       --*waiting;
       co_return json{{"log", {name}}};
     };

@@ -98,10 +98,12 @@ TEST_F(CronTest, StatelessCronsMakeAThreadPerFiringAndDeleteItUnlessKept) {
   EXPECT_EQ(kept["on_run_completed"], "keep");
   json dropped = post("/runs/crons", {{"assistant_id", "slow"}, {"schedule", "* * * * *"}, {"input", {{"seconds", 0}}}});
   EXPECT_EQ(dropped["on_run_completed"], "delete");
+  const int counted = g_counted;
   set_clock("2026-11-26T12:01:00");
-  // Both fire; the kept cron's thread stays (with its run's values), the other's goes.
-  for (int i = 0; i < 500 && thread_count() != 1; ++i) std::this_thread::sleep_for(10ms);
-  std::this_thread::sleep_for(200ms);
+  // Both fire; the kept cron's thread stays (with its run's values), the other's goes. (Both runs
+  // started, so both threads were made: one thread left means the other's was deleted.)
+  for (int i = 0; i < 1000 && (g_counted < counted + 2 || thread_count() != 1); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(g_counted, counted + 2);
   json threads = post("/threads/search", json::object());
   ASSERT_EQ(threads.size(), 1u) << threads.dump();
   std::string tid = threads[0]["thread_id"];

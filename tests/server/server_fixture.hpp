@@ -188,6 +188,20 @@ class ServerTest : public ::testing::Test {
     return nullptr;
   }
 
+  /// Polls until the thread's latest checkpoint is before `node` (its state's `next` holds it):
+  /// a run is `running` from the moment a worker has it, before it saved anything.
+  json wait_before(const std::string& tid, const std::string& node) {
+    for (int i = 0; i < 1000; ++i) {
+      json state = get("/threads/" + tid + "/state");
+      if (state.is_object() && state["next"].is_array())
+        for (const json& n : state["next"])
+          if (n == node) return state;
+      std::this_thread::sleep_for(10ms);
+    }
+    ADD_FAILURE() << "thread " << tid << " never reached node " << node;
+    return nullptr;
+  }
+
   std::string db_;
   std::unique_ptr<sp::server::Server> server_;
   std::unique_ptr<httplib::Client> client_;

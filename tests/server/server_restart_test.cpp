@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -103,7 +104,12 @@ TEST_P(ServerRestart, SigkillLosesNothingAndRerunsNoFinishedNode) {
   // starts); `wait` blocks on the gate file; run B is pending behind it (one worker).
   for (int i = 0; i < 500 && lines(log).empty(); ++i) std::this_thread::sleep_for(10ms);
   ASSERT_EQ(lines(log), std::vector<std::string>{"first"});
-  std::this_thread::sleep_for(100ms);
+  auto before_wait = [&] {  // `first` logs before it returns: its step is saved a moment later
+    json next = call(cl, "GET", "/threads/" + a + "/state")["next"];
+    return next.is_array() && std::find(next.begin(), next.end(), json("wait")) != next.end();
+  };
+  for (int i = 0; i < 1000 && !before_wait(); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(before_wait());
   EXPECT_EQ(call(cl, "GET", "/threads/" + b + "/runs/" + rb)["status"], "pending");
   EXPECT_EQ(call(cl, "GET", "/threads/" + a + "/runs/" + ra)["status"], "running");
   kill_child(c, SIGKILL);

@@ -104,7 +104,7 @@ TEST_F(ServerTest, FailedRunReportsItsErrorAndTheThreadIsError) {
 TEST_F(ServerTest, RunsOfOneThreadRunOneAtATimeAndRejectIs422) {
   start();
   std::string tid = new_thread();
-  json first = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  json first = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 1}}}});
   post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}}, 422);
   json second = post("/threads/" + tid + "/runs",
                      {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"multitask_strategy", "enqueue"}});
@@ -124,9 +124,9 @@ TEST_F(ServerTest, RunsOfOneThreadRunOneAtATimeAndRejectIs422) {
 TEST_F(ServerTest, WorkersBoundRunsExecutingAtOnce) {
   start({.workers = 1});
   std::string a = new_thread(), b = new_thread();
-  json ra = post("/threads/" + a + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  json ra = post("/threads/" + a + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 1}}}});
   json rb = post("/threads/" + b + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}});
-  std::this_thread::sleep_for(100ms);
+  wait_before(a, "sleep");  // the one worker is in `a`'s run
   EXPECT_EQ(get("/threads/" + b + "/runs/" + rb["run_id"].get<std::string>())["status"], "pending");
   EXPECT_EQ(await_run(a, ra["run_id"])["status"], "success");
   EXPECT_EQ(await_run(b, rb["run_id"])["status"], "success");
@@ -170,7 +170,7 @@ TEST_F(ServerTest, NodesThatBlockTheirThreadDoNotStopTheServerAnswering) {
   ::close(fd);
   EXPECT_NE(head.find("200 OK"), std::string::npos) << head;
   EXPECT_NE(head.find("Content-Location: /threads/" + d + "/runs/"), std::string::npos) << head;
-  EXPECT_EQ(g_blocked, 3);  // all three still blocked
+  EXPECT_EQ(wait_blocked(3), 3);  // all three still blocked (the head may go out before the node counts itself)
   g_release = true;
   EXPECT_EQ(await_run(a, ra["run_id"])["status"], "success");
   EXPECT_EQ(await_run(b, rb["run_id"])["status"], "success");
@@ -180,9 +180,9 @@ TEST_F(ServerTest, NodesThatBlockTheirThreadDoNotStopTheServerAnswering) {
 TEST_F(ServerTest, CancelInterruptsAtTheNextBoundary) {
   start();
   std::string tid = new_thread();
-  json run = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  json run = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 1}}}});
   std::string rid = run["run_id"];
-  std::this_thread::sleep_for(50ms);
+  wait_before(tid, "sleep");
   auto r = client_->Post("/threads/" + tid + "/runs/" + rid + "/cancel?wait=1&action=interrupt", "", "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 204);
@@ -196,8 +196,8 @@ TEST_F(ServerTest, CancelInterruptsAtTheNextBoundary) {
 TEST_F(ServerTest, InterruptStrategyCancelsTheRunningRun) {
   start();
   std::string tid = new_thread();
-  json first = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
-  std::this_thread::sleep_for(50ms);
+  json first = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 5}}}});
+  wait_before(tid, "sleep");
   json second = post("/threads/" + tid + "/runs",
                      {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"multitask_strategy", "interrupt"}});
   EXPECT_EQ(await_run(tid, second["run_id"])["status"], "success");
@@ -210,9 +210,9 @@ TEST_F(ServerTest, RollbackDeletesTheRunAndItsCheckpoints) {
   post("/threads/" + tid + "/runs/wait", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}});
   json before = get("/threads/" + tid + "/state");
   std::size_t history = post("/threads/" + tid + "/history", {{"limit", 100}}).size();
-  json run = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  json run = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 5}}}});
   std::string rid = run["run_id"];
-  std::this_thread::sleep_for(100ms);  // its input and `count` steps are checkpointed
+  wait_before(tid, "sleep");  // its input and `count` steps are checkpointed
   auto r = client_->Post("/threads/" + tid + "/runs/" + rid + "/cancel?wait=1&action=rollback", "", "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 204);
@@ -240,13 +240,13 @@ TEST_F(ServerTest, AfterSecondsDelaysTheStart) {
   start();
   std::string tid = new_thread();
   json run = post("/threads/" + tid + "/runs",
-                  {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 0.3}});
-  std::this_thread::sleep_for(150ms);
+                  {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 1}});
+  std::this_thread::sleep_for(100ms);
   EXPECT_EQ(get("/threads/" + tid + "/runs/" + run["run_id"].get<std::string>())["status"], "pending");
   EXPECT_EQ(await_run(tid, run["run_id"])["status"], "success");
   // As the reference server: a delayed run is created in the future, and the delay outlives a
   // restart (it used to be kept in memory only: the run started at once on the next start).
-  json later = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 1.5}});
+  json later = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 3}});
   EXPECT_GT(later["created_at"].get<std::string>(), later["updated_at"].get<std::string>()) << later;
   restart();
   std::string path = "/threads/" + tid + "/runs/" + later["run_id"].get<std::string>();
@@ -266,9 +266,9 @@ TEST_F(ServerTest, APendingRunWhoseThreadRecordWasNotStoredRunsOnceAndItsStateRe
   std::string old_thread = new_thread();  // its record names no graph until a run is created
   std::string new_thread_id = "0b9c2f3e-5a41-4c1e-9d7a-3f2b1c0d9e8a";
   json a = post("/threads/" + old_thread + "/runs",
-                {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 0.4}});
+                {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}}, {"after_seconds", 1.5}});
   json b = post("/threads/" + new_thread_id + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0}}},
-                                                        {"after_seconds", 0.4}, {"if_not_exists", "create"}});
+                                                        {"after_seconds", 1.5}, {"if_not_exists", "create"}});
   server_.reset();
   {
     // The records as the stop between the two commits left them.
@@ -314,9 +314,9 @@ TEST_F(ServerTest, ARunStoppedByShutdownResumesOnTheNextStartWithoutRerunningDon
   start({.grace = 0ms});
   std::string tid = new_thread();
   g_counted = 0;
-  json run = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.5}}}});
+  json run = post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 1}}}});
   std::string rid = run["run_id"];
-  std::this_thread::sleep_for(150ms);  // `count` done and checkpointed, `sleep` running
+  wait_before(tid, "sleep");  // `count` done and checkpointed, `sleep` running
   server_.reset();                     // grace 0: the run is returned to pending
   EXPECT_EQ(g_counted.load(), 1);
   start();
@@ -554,7 +554,7 @@ TEST_F(ServerTest, DurationsTooLongForTheClockAre422) {
 TEST_F(ServerTest, UpdateStateIs409WhileARunIsInFlight) {
   start();
   std::string tid = new_thread();
-  post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 0.3}}}});
+  post("/threads/" + tid + "/runs", {{"assistant_id", "slow"}, {"input", {{"seconds", 1}}}});
   post("/threads/" + tid + "/state", {{"values", {{"n", 5}}}}, 409);
   auto runs = get("/threads/" + tid + "/runs");
   await_run(tid, runs[0]["run_id"]);
@@ -600,6 +600,10 @@ TEST_F(ServerTest, ARequestArrivingWhileTheServerOpensWaitsForIt) {
   httplib::Client early("127.0.0.1", port);
   early.set_read_timeout(20, 0);
   auto r = early.Post("/threads", R"({"metadata":{"early":true}})", "application/json");
+  for (int i = 0; !r && r.error() == httplib::Error::Connection && i < 500; ++i) {  // not bound yet (a loaded machine)
+    std::this_thread::sleep_for(20ms);
+    r = early.Post("/threads", R"({"metadata":{"early":true}})", "application/json");
+  }
   unlock.join();
   starter.join();
   sqlite3_close(lock);

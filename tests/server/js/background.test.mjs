@@ -174,12 +174,12 @@ test("cancelling a pending (enqueued) run: it ends interrupted and never runs", 
 
 test("multitask reject: a second run on a busy thread is refused (422 or 409)", async () => {
   const t = await c.threads.create();
-  const run = await c.runs.create(t.thread_id, "sleep", { input: { seconds: 0.5 } });
+  const run = await c.runs.create(t.thread_id, "sleep", { input: { seconds: 2 } }); // busy through the four refusals
   await rejectsHttp(c.runs.create(t.thread_id, "sleep", { input: { seconds: 0 }, multitaskStrategy: "reject" }), [409, 422]);
   await rejectsHttp(c.runs.create(t.thread_id, "sleep", { input: { seconds: 0 } }), [409, 422]); // the default
   await rejectsHttp(c.runs.wait(t.thread_id, "sleep", { input: { seconds: 0 } }), [409, 422]);
   await assert.rejects(collect(c.runs.stream(t.thread_id, "sleep", { input: { seconds: 0 } })), /^Error: HTTP (409|422)/);
-  assert.deepEqual(await c.runs.join(t.thread_id, run.run_id), { seconds: 0.5, done: true });
+  assert.deepEqual(await c.runs.join(t.thread_id, run.run_id), { seconds: 2, done: true });
   assert.equal((await c.runs.list(t.thread_id)).length, 1);
 });
 

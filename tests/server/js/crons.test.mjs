@@ -4,7 +4,7 @@
 // server does not serve crons (500 "Not implemented", see README.md): skipped under REFERENCE.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { client, raw, rejectsHttp, REFERENCE, UUID } from "./harness.mjs";
+import { client, raw, rejectsHttp, sleep, REFERENCE, UUID } from "./harness.mjs";
 
 const c = client();
 const skip = REFERENCE && "the reference server does not implement crons";
@@ -59,6 +59,7 @@ test("crons.create (stateless) keeps its on_run_completed; a time zone moves its
 test("crons.search and crons.count filter by assistant and thread; select and paging", { skip }, async () => {
   const t = await c.threads.create();
   const a = await c.crons.createForThread(t.thread_id, "loop", { schedule: "0 1 * * *", input: { target: 1 } });
+  await sleep(5); // created_at counts milliseconds: two crons made within one would sort either way
   const b = await c.crons.createForThread(t.thread_id, "join", { schedule: "0 2 * * *", input: {} });
   assert.equal(await c.crons.count({ threadId: t.thread_id }), 2);
   assert.equal(await c.crons.count({ threadId: t.thread_id, assistantId: "loop" }), 1);
