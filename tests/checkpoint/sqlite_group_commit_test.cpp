@@ -145,10 +145,9 @@ void in_killed_grouping_child(const std::string& path, bool make_table,
 std::vector<std::string> first_records(const std::string& log, std::size_t n) {
   std::vector<std::string> out;
   for (std::size_t at = 0; out.size() < n && at + 20 <= log.size();) {
-    std::uint32_t len = 0;
-    std::memcpy(&len, log.data() + at, 4);
-    out.push_back(log.substr(at, 20 + len));
-    at += 20 + len;
+    const std::size_t whole = 20 + record_length(log, at);
+    out.push_back(log.substr(at, whole));
+    at += whole;
   }
   return out;
 }
