@@ -43,7 +43,7 @@ endfunction()
 
 # superstep_server_malloc(target): links a server executable with jemalloc (Debian's
 # libjemalloc-dev), which takes about a tenth off the server's CPU per run against glibc's
-# allocator (docs/performance.md, "The allocator"). SUPERSTEP_MALLOC: "auto" (the default: jemalloc
+# allocator (docs/perf-log/2026-11-27-server-allocator.md). SUPERSTEP_MALLOC: "auto" (the default: jemalloc
 # when pkg-config finds it and no sanitizer is on, else the C library's), "jemalloc" (required),
 # "system" (the C library's). Sanitizers bring their own allocator, so "auto" leaves them be.
 set(SUPERSTEP_MALLOC "auto" CACHE STRING "The allocator of the server executables: auto, jemalloc or system")

@@ -9,7 +9,7 @@
 // database (no file, no write-ahead log, no system calls to store anything), `server_wait` only:
 // what a run costs the server when storing it costs next to nothing, the floor below which the
 // file-backed figure cannot go without changing the engine and the HTTP path
-// (docs/performance.md, "The server without its storage").
+// (docs/perf-log/2026-12-01-server-without-its-storage.md).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -91,8 +91,8 @@ class Persistence {
   /// get_state_history: the snapshots of `tuples` (a list() read with CheckpointQuery::as_changes,
   /// newest first), in that order. A run walks them oldest first: a tuple left as changes is
   /// applied to the run of the one after it, so a history of N costs O(what the N steps changed)
-  /// plus the values shown, not N whole restores. Walked on the calling thread (docs/performance.md,
-  /// "History reads, fourth round", has why not on the pool's).
+  /// plus the values shown, not N whole restores. Walked on the calling thread
+  /// (docs/perf-log/2026-11-24-history-reads-fourth-round.md has why not on the pool's).
   static std::vector<StateSnapshot> history(const std::shared_ptr<const Program>& graph, const RunConfig& config,
                                             std::vector<CheckpointTuple> tuples, const ParentLink* link);
 

@@ -263,7 +263,7 @@ std::vector<StateSnapshot> Persistence::history(const std::shared_ptr<const Prog
   // Oldest first on this thread: each tuple stored as changes to the one listed after it is applied
   // to the run that read that one. (Walked on the pool's threads as well, in spans from one whole
   // tuple to the next, the snapshots came from their malloc arenas and every history was slower
-  // on this project's 2-core machine kind: docs/performance.md, "History reads, fourth round".)
+  // on this project's 2-core machine kind: docs/perf-log/2026-11-24-history-reads-fourth-round.md.)
   if (!tuples.empty()) walk_history(graph, config, tuples, out, 0, tuples.size() - 1, link);
   return out;
 }

@@ -47,7 +47,7 @@ void Core::open() {
     store_ = std::make_shared<PostgresStore>(db);
   } else {
     // One connection for checkpoints and records: two on one file reload their page caches
-    // after each other's every write (docs/performance.md, "The server"). A WAL of 4,000 pages:
+    // after each other's every write (docs/perf-log/2026-11-26-server-vs-reference.md). A WAL of 4,000 pages:
     // the pages many runs rewrite are copied back once per 4,000, not per 1,000 (10,000 saved a
     // little more CPU but each copy stalled the runs longer: docs/performance.md).
     auto sqlite = std::make_shared<SqliteSaver>(
